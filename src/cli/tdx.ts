@@ -1,0 +1,67 @@
+/**
+ * The `tdx` command line: one entry point for people. Each subcommand lives in
+ * src/cli/commands/<name>.ts and is loaded only when called, so `tdx x12 parse` never loads
+ * a database driver.
+ */
+import { isTdxError } from '../errors.ts';
+
+export interface CliIo {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+}
+
+/** A subcommand: receives its own arguments, returns the process exit code. */
+export type CliCommand = (args: string[], io: CliIo) => Promise<number>;
+
+const commands: Record<string, { summary: string; load: () => Promise<CliCommand> }> = {
+  start: {
+    summary: 'start the service: tdx start [--role api|node:<service>|materializer|scheduler|all]',
+    load: async () => (await import('./commands/start.ts')).startCommand,
+  },
+  migrate: {
+    summary: 'create topics, register schemas, apply Cassandra and ClickHouse migrations (idempotent)',
+    load: async () => (await import('./commands/migrate.ts')).migrateCommand,
+  },
+  admin: {
+    summary: 'organizations and API keys: tdx admin org create NAME | tdx admin key create|list|revoke',
+    load: async () => (await import('./commands/admin.ts')).adminCommand,
+  },
+  config: {
+    summary: "an organization's configuration: tdx config apply FILE --org ORG | tdx config export --org ORG",
+    load: async () => (await import('./commands/config.ts')).configCommand,
+  },
+  x12: {
+    summary: 'X12 tools: tdx x12 parse|validate|ack|write FILE',
+    load: async () => (await import('./commands/x12.ts')).x12Command,
+  },
+};
+
+function usage(): string {
+  const rows = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`);
+  return `usage: tdx <command> [arguments]\n\ncommands:\n${rows.join('\n')}\n`;
+}
+
+/** Runs the command line; returns the exit code (2 for usage errors). */
+export async function runCli(argv: string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(usage());
+    return name === undefined ? 2 : 0;
+  }
+  const entry = commands[name];
+  if (!entry) {
+    io.stderr.write(`tdx: unknown command "${name}"\n${usage()}`);
+    return 2;
+  }
+  try {
+    const command = await entry.load();
+    return await command(rest, io);
+  } catch (err) {
+    if (isTdxError(err)) {
+      io.stderr.write(`tdx ${name}: ${err.code}: ${err.message}\n`);
+      return err.status >= 500 ? 1 : 2;
+    }
+    io.stderr.write(`tdx ${name}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return 1;
+  }
+}

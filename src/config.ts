@@ -1,0 +1,194 @@
+/**
+ * The only module that reads the environment. `loadConfig` parses every variable once,
+ * converts units, reports every invalid field in one `config_invalid` error, and returns a
+ * deeply frozen `Config` that callers pass down (no module imports configuration globally).
+ * docs/configuration.md lists every variable.
+ */
+import { TdxError } from './errors.ts';
+
+export interface Config {
+  /** Deployment name, used in logs and Kafka client ids. @default "tdx" */
+  readonly serviceName: string;
+  /** pino level. @default "info" */
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Folder for local data (chDB files, temporary artifacts). @default ".data" */
+  readonly dataDir: string;
+  readonly api: {
+    /** @default "127.0.0.1" */ readonly host: string;
+    /** @default 8080 */ readonly port: number;
+    /** Public base URL printed and used in OpenAPI. @default "http://<host>:<port>" */
+    readonly publicUrl: string;
+    /** HMAC secret that signs pagination cursors; must be equal on every API replica. */
+    readonly cursorSecret: string;
+    /** Requests per minute per key over every /platform endpoint. @default 240 */
+    readonly rateLimitPerMinute: number;
+    /** Resend and redeliver per minute per key. @default 10 */
+    readonly replayRateLimitPerMinute: number;
+    /** Rows a results `status` filter scans per page. @default 500 */
+    readonly resultsStatusScanLimit: number;
+    /** Feed entries younger than this are withheld. @default 2000 */
+    readonly feedVisibilityLagMs: number;
+    /** Log entries younger than this are withheld. @default 5000 */
+    readonly logVisibilityLagMs: number;
+  };
+  readonly kafka: {
+    /** @default ["127.0.0.1:9092"] */ readonly brokers: readonly string[];
+    /** Prefix of every topic name; tests use their own. @default "tdx." */
+    readonly topicPrefix: string;
+    /** Prefix of every consumer group id. @default "tdx." */
+    readonly groupPrefix: string;
+  };
+  readonly schemaRegistry: {
+    /** Confluent-compatible API base. @default "http://127.0.0.1:8081/apis/ccompat/v7" */
+    readonly url: string;
+  };
+  readonly cassandra: {
+    /** @default ["127.0.0.1:9042"] */ readonly contactPoints: readonly string[];
+    /** @default "datacenter1" */ readonly localDataCenter: string;
+    /** @default "tdx" */ readonly keyspace: string;
+    /** @default 1 */ readonly replicationFactor: number;
+    /** Default TTL of retained rows, in seconds (45 days). @default 3888000 */
+    readonly retentionSeconds: number;
+  };
+  readonly clickhouse: {
+    /** When set, ClickHouse is reached over HTTP at this URL; otherwise chDB runs embedded. */
+    readonly url: string | undefined;
+    /** @default "default" */ readonly username: string;
+    /** @default "" */ readonly password: string;
+    /** @default "tdx" */ readonly database: string;
+    /** Embedded engine data folder. @default "<dataDir>/chdb" */
+    readonly chdbPath: string;
+  };
+  /** Grace period for in-flight work on SIGTERM. @default 15000 */
+  readonly shutdownTimeoutMs: number;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+class Reader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  string(name: string, fallback: string): string {
+    const v = this.env[name];
+    return v === undefined || v === '' ? fallback : v;
+  }
+
+  optional(name: string): string | undefined {
+    const v = this.env[name];
+    return v === undefined || v === '' ? undefined : v;
+  }
+
+  int(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      this.problems.push(`${name}: expected an integer from ${min} to ${max}, got "${raw}"`);
+      return fallback;
+    }
+    return n;
+  }
+
+  list(name: string, fallback: readonly string[]): string[] {
+    const raw = this.env[name];
+    if (raw === undefined || raw === '') return [...fallback];
+    const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+    if (items.length === 0) this.problems.push(`${name}: expected a comma-separated list, got "${raw}"`);
+    return items;
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const raw = this.env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      this.problems.push(`${name}: expected one of ${allowed.join(', ')}, got "${raw}"`);
+      return fallback;
+    }
+    return raw as T;
+  }
+
+  url(name: string, fallback: string | undefined): string | undefined {
+    const raw = this.optional(name) ?? fallback;
+    if (raw === undefined) return undefined;
+    try {
+      const u = new URL(raw);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('protocol');
+    } catch {
+      this.problems.push(`${name}: expected an http(s) URL, got "${raw}"`);
+    }
+    return raw;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Parses and validates the environment once. Throws `config_invalid` listing every bad field. */
+export function loadConfig(env: Env = process.env): Config {
+  const r = new Reader(env);
+  const dataDir = r.string('TDX_DATA_DIR', '.data');
+  const host = r.string('TDX_API_HOST', '127.0.0.1');
+  const port = r.int('TDX_API_PORT', 8080, 0, 65535);
+  const config: Config = {
+    serviceName: r.string('TDX_SERVICE_NAME', 'tdx'),
+    logLevel: r.oneOf('TDX_LOG_LEVEL', LOG_LEVELS, 'info'),
+    dataDir,
+    api: {
+      host,
+      port,
+      publicUrl: r.url('TDX_PUBLIC_URL', `http://${host}:${port}`) ?? `http://${host}:${port}`,
+      cursorSecret: r.string('TDX_CURSOR_SECRET', 'tdx-local-cursor-secret-change-me'),
+      rateLimitPerMinute: r.int('TDX_RATE_LIMIT_PER_MINUTE', 240, 1, 1_000_000),
+      replayRateLimitPerMinute: r.int('TDX_REPLAY_RATE_LIMIT_PER_MINUTE', 10, 1, 1_000_000),
+      resultsStatusScanLimit: r.int('TDX_RESULTS_STATUS_SCAN_LIMIT', 500, 1, 100_000),
+      feedVisibilityLagMs: r.int('TDX_FEED_VISIBILITY_LAG_MS', 2000, 0, 60_000),
+      logVisibilityLagMs: r.int('TDX_LOG_VISIBILITY_LAG_MS', 5000, 0, 60_000),
+    },
+    kafka: {
+      brokers: r.list('KAFKA_BROKERS', ['127.0.0.1:9092']),
+      topicPrefix: r.string('TDX_TOPIC_PREFIX', 'tdx.'),
+      groupPrefix: r.string('TDX_GROUP_PREFIX', 'tdx.'),
+    },
+    schemaRegistry: {
+      url: r.url('SCHEMA_REGISTRY_URL', 'http://127.0.0.1:8081/apis/ccompat/v7') ?? '',
+    },
+    cassandra: {
+      contactPoints: r.list('CASSANDRA_CONTACT_POINTS', ['127.0.0.1:9042']),
+      localDataCenter: r.string('CASSANDRA_LOCAL_DC', 'datacenter1'),
+      keyspace: r.string('CASSANDRA_KEYSPACE', 'tdx'),
+      replicationFactor: r.int('CASSANDRA_REPLICATION_FACTOR', 1, 1, 9),
+      retentionSeconds: r.int('TDX_RETENTION_SECONDS', 45 * 24 * 3600, 60, 10 * 365 * 24 * 3600),
+    },
+    clickhouse: {
+      url: r.url('CLICKHOUSE_URL', undefined),
+      username: r.string('CLICKHOUSE_USER', 'default'),
+      password: r.string('CLICKHOUSE_PASSWORD', ''),
+      database: r.string('CLICKHOUSE_DATABASE', 'tdx'),
+      chdbPath: r.string('CLICKHOUSE_CHDB_PATH', `${dataDir}/chdb`),
+    },
+    shutdownTimeoutMs: r.int('TDX_SHUTDOWN_TIMEOUT_MS', 15_000, 0, 600_000),
+  };
+  if (!/^[A-Za-z0-9_]+$/.test(config.cassandra.keyspace)) {
+    r.problems.push(`CASSANDRA_KEYSPACE: letters, digits and underscores only, got "${config.cassandra.keyspace}"`);
+  }
+  if (!/^[A-Za-z0-9_]+$/.test(config.clickhouse.database)) {
+    r.problems.push(`CLICKHOUSE_DATABASE: letters, digits and underscores only, got "${config.clickhouse.database}"`);
+  }
+  if (!/^[A-Za-z0-9._-]*$/.test(config.kafka.topicPrefix)) {
+    r.problems.push(`TDX_TOPIC_PREFIX: letters, digits, ".", "_" and "-" only, got "${config.kafka.topicPrefix}"`);
+  }
+  if (r.problems.length > 0) {
+    throw new TdxError('config_invalid', `Invalid configuration: ${r.problems.join('; ')}`, {
+      details: { problems: r.problems },
+    });
+  }
+  return deepFreeze(config);
+}

@@ -1,0 +1,87 @@
+/**
+ * The Koa application: one error middleware (the only place an error becomes a response),
+ * health endpoints, and the /platform API mounted from src/http/platform.
+ */
+import Koa from 'koa';
+import Router from '@koa/router';
+import { randomUUID } from 'node:crypto';
+import { TdxError, isTdxError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+
+/** A dependency the API needs to serve traffic; `/readyz` runs every check. */
+export interface HealthCheck {
+  readonly name: string;
+  check(): Promise<void>;
+}
+
+export interface AppDeps {
+  readonly logger: Logger;
+  readonly checks: readonly HealthCheck[];
+  /** Routers mounted after the health endpoints (the /platform API). */
+  readonly routers?: readonly Router[];
+}
+
+/** Renders every thrown error as `{"error": {message, code, reason?}}`; 5xx text never leaks. */
+export function errorMiddleware(logger: Logger): Koa.Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new TdxError('not_found', `No route for ${ctx.method} ${ctx.path}.`, { reason: 'route' });
+      }
+    } catch (err) {
+      const e = isTdxError(err) ? err : new TdxError('internal_error', 'Internal error.', { cause: err });
+      if (!e.expose) {
+        logger.error({ event: 'api:error', err, reqId: ctx.state['reqId'] as string | undefined }, 'request failed');
+      }
+      ctx.status = e.status;
+      if (e.code === 'rate_limited' && typeof e.details['retryAfterSeconds'] === 'number') {
+        ctx.set('Retry-After', String(e.details['retryAfterSeconds']));
+      }
+      const message = e.expose ? e.message : e.status === 503 ? 'Service unavailable.' : 'Internal error.';
+      ctx.body = { error: { message, code: e.code, ...(e.reason === undefined ? {} : { reason: e.reason }) } };
+    }
+  };
+}
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa();
+  app.proxy = true;
+  app.use(async (ctx, next) => {
+    ctx.state['reqId'] = ctx.get('x-request-id') || randomUUID();
+    ctx.set('x-request-id', ctx.state['reqId'] as string);
+    await next();
+  });
+  app.use(errorMiddleware(deps.logger));
+
+  const health = new Router();
+  health.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  health.get('/readyz', async (ctx) => {
+    const results = await Promise.all(
+      deps.checks.map(async (c) => {
+        const started = Date.now();
+        try {
+          await c.check();
+          return { name: c.name, ok: true, ms: Date.now() - started };
+        } catch (err) {
+          deps.logger.warn({ event: 'api:readyz:failed', check: c.name, err }, 'readiness check failed');
+          return { name: c.name, ok: false, ms: Date.now() - started };
+        }
+      }),
+    );
+    const ready = results.every((r) => r.ok);
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { status: ready ? 'ready' : 'not_ready', checks: results };
+  });
+  app.use(health.routes());
+  for (const r of deps.routers ?? []) {
+    app.use(r.routes());
+    app.use(r.allowedMethods());
+  }
+  app.on('error', (err: unknown) => {
+    deps.logger.error({ event: 'api:unhandled', err }, 'unhandled error');
+  });
+  return app;
+}

@@ -1,0 +1,82 @@
+/**
+ * Process composition: reads the configuration, opens the shared resources a set of roles
+ * needs, starts the roles, and shuts them down in reverse order on SIGTERM/SIGINT (stop
+ * consuming, finish in-flight work, commit, close).
+ *
+ * Roles: `api`, `node:<service>` (one consumer group per node service), `materializer`,
+ * `scheduler`, and `all` (every role in one process).
+ */
+import type { Config } from './config.ts';
+import type { Logger } from './logger.ts';
+import { TdxError } from './errors.ts';
+import { NODE_SERVICES, type NodeService } from './domain/node-services.ts';
+
+/** A long-running part of a process. `stop` must be safe to call once after `start`. */
+export interface Role {
+  readonly name: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export type RoleName = 'api' | 'materializer' | 'scheduler' | `node:${NodeService}`;
+
+/** Expands `all` and validates role names. */
+export function parseRoles(spec: string): RoleName[] {
+  const names = spec.split(',').map((s) => s.trim()).filter(Boolean);
+  const out = new Set<RoleName>();
+  for (const n of names) {
+    if (n === 'all') {
+      out.add('api');
+      for (const s of NODE_SERVICES) out.add(`node:${s}`);
+      out.add('materializer');
+      out.add('scheduler');
+    } else if (n === 'api' || n === 'materializer' || n === 'scheduler') {
+      out.add(n);
+    } else if (n.startsWith('node:') && (NODE_SERVICES as readonly string[]).includes(n.slice(5))) {
+      out.add(n as RoleName);
+    } else {
+      throw new TdxError('config_invalid', `Unknown role "${n}". Roles: all, api, materializer, scheduler, node:<${NODE_SERVICES.join('|')}>.`);
+    }
+  }
+  if (out.size === 0) throw new TdxError('config_invalid', 'No role given.');
+  return [...out];
+}
+
+/** Starts roles in order and installs signal handlers; resolves once every role has started. */
+export async function runRoles(roles: readonly Role[], config: Config, logger: Logger, onStopped?: () => Promise<void>): Promise<() => Promise<void>> {
+  const started: Role[] = [];
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      logger.info({ event: 'process:stopping' }, 'stopping');
+      const timer = setTimeout(() => {
+        logger.error({ event: 'process:stop-timeout', timeoutMs: config.shutdownTimeoutMs }, 'shutdown timed out');
+        process.exit(1);
+      }, config.shutdownTimeoutMs);
+      timer.unref();
+      for (const r of [...started].reverse()) {
+        try {
+          await r.stop();
+          logger.info({ event: 'role:stopped', role: r.name }, 'role stopped');
+        } catch (err) {
+          logger.error({ event: 'role:stop-failed', role: r.name, err }, 'role failed to stop cleanly');
+        }
+      }
+      if (onStopped) await onStopped();
+      clearTimeout(timer);
+      logger.info({ event: 'process:stopped' }, 'stopped');
+    })();
+    return stopping;
+  };
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(sig, () => {
+      void stop().then(() => process.exit(0));
+    });
+  }
+  for (const r of roles) {
+    await r.start();
+    started.push(r);
+    logger.info({ event: 'role:started', role: r.name }, 'role started');
+  }
+  return stop;
+}

@@ -1,0 +1,30 @@
+import { defineConfig } from 'vitest/config';
+
+// TEST_MODE selects the collection: `unit` (no services) or `integration` (the real stack,
+// started by test/integration/global-setup.ts when it is not running). Unset runs both.
+const mode = process.env['TEST_MODE'] ?? 'all';
+if (!['unit', 'integration', 'all'].includes(mode)) {
+  throw new Error(`TEST_MODE must be unit, integration or all, got "${mode}"`);
+}
+
+const unit = {
+  extends: true as const,
+  test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/issues/**/*.test.ts'] },
+};
+const integration = {
+  extends: true as const,
+  test: {
+    name: 'integration',
+    include: ['test/integration/**/*.test.ts'],
+    globalSetup: ['test/integration/global-setup.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
+  },
+};
+
+export default defineConfig({
+  test: {
+    projects: mode === 'unit' ? [unit] : mode === 'integration' ? [integration] : [unit, integration],
+    reporters: ['default'],
+  },
+});
