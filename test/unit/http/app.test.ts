@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import type { AddressInfo } from 'node:net';
+import Router from '@koa/router';
+import { pino } from 'pino';
+import { createApp } from '../../../src/http/app.ts';
+import { TdxError } from '../../../src/errors.ts';
+
+async function serve(routers: Router[], failing = false): Promise<{ url: string; close: () => Promise<void> }> {
+  const app = createApp({
+    logger: pino({ level: 'silent' }),
+    checks: [{ name: 'store', check: () => (failing ? Promise.reject(new Error('down')) : Promise.resolve()) }],
+    routers,
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+describe('createApp', () => {
+  const router = new Router();
+  router.get('/boom', () => {
+    throw new Error('secret table name leaked');
+  });
+  router.get('/missing', () => {
+    throw new TdxError('not_found', 'No such flow.', { reason: 'flow' });
+  });
+  router.get('/slow-down', () => {
+    throw new TdxError('rate_limited', 'Too many requests.', { details: { retryAfterSeconds: 7 } });
+  });
+
+  it('renders contract errors with code and reason', async () => {
+    const s = await serve([router]);
+    try {
+      const res = await fetch(`${s.url}/missing`);
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ error: { message: 'No such flow.', code: 'not_found', reason: 'flow' } });
+      const limited = await fetch(`${s.url}/slow-down`);
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toBe('7');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('never leaks the text of a 5xx', async () => {
+    const s = await serve([router]);
+    try {
+      const res = await fetch(`${s.url}/boom`);
+      expect(res.status).toBe(500);
+      const body = await res.text();
+      expect(body).not.toContain('secret');
+      expect(JSON.parse(body)).toEqual({ error: { message: 'Internal error.', code: 'internal_error' } });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('answers unknown routes with the error body', async () => {
+    const s = await serve([]);
+    try {
+      const res = await fetch(`${s.url}/platform/nothing`);
+      expect(res.status).toBe(404);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('not_found');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('readyz is 503 when a check fails and 200 when all pass', async () => {
+    const down = await serve([], true);
+    const up = await serve([]);
+    try {
+      expect((await fetch(`${down.url}/readyz`)).status).toBe(503);
+      expect((await fetch(`${up.url}/readyz`)).status).toBe(200);
+      expect((await fetch(`${up.url}/healthz`)).status).toBe(200);
+    } finally {
+      await down.close();
+      await up.close();
+    }
+  });
+});
