@@ -1,0 +1,108 @@
+/**
+ * A transaction set as split by the reader. The set keeps its raw text (ST through SE, a slice of
+ * the input when it arrived in one chunk, one joined copy otherwise) and splits it into segments
+ * only when `segments` is first read, so an envelope scan never pays for element splitting.
+ */
+import type { GroupHeader, InterchangeHeader, Segment, TransactionSetRead } from './types.ts';
+
+/** How the set's text is cut into segments. */
+export interface SegmentFormat {
+  readonly element: string;
+  readonly segment: string;
+  /** Trim trailing CR and spaces from each segment (newline terminators). */
+  readonly trimEnd: boolean;
+}
+
+/** Characters skipped between segments: whitespace, NUL, Ctrl-Z and a byte order mark. */
+export function isSkippable(c: number): boolean {
+  return c === 10 || c === 13 || c === 32 || c === 9 || c === 11 || c === 12 || c === 0 || c === 0x1a || c === 0xfeff;
+}
+
+/** Cuts `text[start, end)` down to the segment proper (trailing CR/spaces for newline terminators). */
+export function trimSegmentEnd(text: string, start: number, end: number, trimEnd: boolean): number {
+  if (!trimEnd) return end;
+  while (end > start) {
+    const c = text.charCodeAt(end - 1);
+    if (c !== 13 && c !== 32) break;
+    end--;
+  }
+  return end;
+}
+
+export class SetRead implements TransactionSetRead {
+  readonly interchange: InterchangeHeader;
+  readonly group: GroupHeader;
+  readonly transactionSetIdentifier: string;
+  readonly controlNumber: string;
+  /** ST through the last segment read (SE when present), terminators included between segments. */
+  readonly text: string;
+  /** Byte offset of ST in the input. */
+  readonly byteOffset: number;
+  /** Segments counted by the reader (ST and SE included). */
+  readonly segmentCount: number;
+  /** True when `text` is plain ASCII (byte offsets then equal character offsets). */
+  private readonly ascii: boolean;
+  private readonly format: SegmentFormat;
+  private cached: Segment[] | null = null;
+
+  constructor(init: {
+    interchange: InterchangeHeader;
+    group: GroupHeader;
+    transactionSetIdentifier: string;
+    controlNumber: string;
+    text: string;
+    byteOffset: number;
+    segmentCount: number;
+    ascii: boolean;
+    format: SegmentFormat;
+  }) {
+    this.interchange = init.interchange;
+    this.group = init.group;
+    this.transactionSetIdentifier = init.transactionSetIdentifier;
+    this.controlNumber = init.controlNumber;
+    this.text = init.text;
+    this.byteOffset = init.byteOffset;
+    this.segmentCount = init.segmentCount;
+    this.ascii = init.ascii;
+    this.format = init.format;
+  }
+
+  /** The set's segments, split on first use and kept. */
+  get segments(): readonly Segment[] {
+    if (this.cached === null) this.cached = this.split();
+    return this.cached;
+  }
+
+  private split(): Segment[] {
+    const { element, segment: term, trimEnd } = this.format;
+    const text = this.text;
+    const n = text.length;
+    const out: Segment[] = [];
+    let pos = 0;
+    // byte cursor for non-ASCII text
+    let cursorChar = 0;
+    let cursorByte = this.byteOffset;
+    while (pos < n) {
+      let c = text.charCodeAt(pos);
+      while (pos < n && isSkippable(c) && c !== element.charCodeAt(0)) c = text.charCodeAt(++pos);
+      if (pos >= n) break;
+      let end = text.indexOf(term, pos);
+      if (end < 0) end = n;
+      const stop = trimSegmentEnd(text, pos, end, trimEnd);
+      let offset: number;
+      if (this.ascii) offset = this.byteOffset + pos;
+      else {
+        cursorByte += Buffer.byteLength(text.slice(cursorChar, pos));
+        cursorChar = pos;
+        offset = cursorByte;
+      }
+      const raw = text.slice(pos, stop);
+      const sep = raw.indexOf(element);
+      const id = sep < 0 ? raw : raw.slice(0, sep);
+      const elements = sep < 0 ? [] : raw.slice(sep + 1).split(element);
+      out.push({ id, elements, position: out.length + 1, offset });
+      pos = end + 1;
+    }
+    return out;
+  }
+}
