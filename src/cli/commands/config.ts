@@ -1,7 +1,80 @@
+import { parseArgs } from 'node:util';
+import { writeFileSync } from 'node:fs';
+import { stringify } from 'yaml';
 import type { CliCommand } from '../tdx.ts';
+import { loadConfig } from '../../config.ts';
+import { TdxError } from '../../errors.ts';
+import { applyConfig, exportConfig } from '../../admin/admin-service.ts';
+import { readConfigFile } from '../../admin/config-file.ts';
+import { openAdminSession } from '../../admin/cassandra-session.ts';
+import { implementationEngine } from '../../admin/engine.ts';
+import { CassandraOrganizationStore } from '../../adapters/cassandra/organization-store.ts';
+import { CassandraConfigAdminStore } from '../../adapters/cassandra/config-store.ts';
 
-/** `tdx config`: not built yet. */
-export const configCommand: CliCommand = (_args, io) => {
-  io.stderr.write('tdx config: not available in this build\n');
-  return Promise.resolve(2);
+const USAGE = `usage:
+  tdx config apply FILE --org ORG [--author NAME] [--dry-run]   apply a YAML or JSON configuration file
+  tdx config export --org ORG [--format yaml|json] [--out FILE] write the configuration back in the same format
+  tdx config check FILE                                         validate a file without applying it
+The file format is the JSON Schema schemas/config/organization-config.schema.json.
+`;
+
+/** `tdx config`: apply, export or check an organization's declarative configuration. */
+export const configCommand: CliCommand = async (args, io) => {
+  const [verb, ...rest] = args;
+  if (verb === undefined || verb === '--help' || verb === 'help') {
+    io.stdout.write(USAGE);
+    return verb === undefined ? 2 : 0;
+  }
+  const { values, positionals } = parseArgs({
+    args: rest,
+    options: {
+      org: { type: 'string' },
+      author: { type: 'string' },
+      format: { type: 'string', default: 'yaml' },
+      out: { type: 'string' },
+      'dry-run': { type: 'boolean', default: false },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (verb === 'check') {
+    const file = positionals[0];
+    if (!file) throw new TdxError('invalid_parameter', `config check needs a FILE\n${USAGE}`);
+    readConfigFile(file, implementationEngine);
+    io.stdout.write(`${file}: valid\n`);
+    return 0;
+  }
+  if (verb !== 'apply' && verb !== 'export') throw new TdxError('invalid_parameter', `unknown config command "${verb}"\n${USAGE}`);
+  if (!values.org) throw new TdxError('invalid_parameter', `--org ORG is required\n${USAGE}`);
+  // validate the whole file before touching the database: an invalid file applies nothing
+  const doc = verb === 'apply' ? readConfigFile(positionals[0] ?? missingFile(), implementationEngine) : undefined;
+  const config = loadConfig();
+  const client = await openAdminSession(config);
+  try {
+    const orgs = new CassandraOrganizationStore(client);
+    const store = new CassandraConfigAdminStore(client);
+    if (doc) {
+      if (values['dry-run']) {
+        const { planOnly } = await import('../../admin/plan-only.ts');
+        const summary = await planOnly(orgs, store, values.org, doc, implementationEngine);
+        io.stdout.write(summary.length ? `${summary.join('\n')}\n` : 'no changes\n');
+        return 0;
+      }
+      const result = await applyConfig(orgs, store, values.org, doc, implementationEngine, values.author ? { author: values.author } : {});
+      io.stdout.write(result.summary.length ? `${result.summary.join('\n')}\n${result.summary.length} change(s) applied\n` : 'no changes\n');
+      return 0;
+    }
+    if (values.format !== 'yaml' && values.format !== 'json') throw new TdxError('invalid_parameter', '--format must be yaml or json');
+    const exported = await exportConfig(orgs, store, values.org);
+    const text = values.format === 'json' ? `${JSON.stringify(exported, null, 2)}\n` : stringify(exported, { lineWidth: 0 });
+    if (values.out) writeFileSync(values.out, text);
+    else io.stdout.write(text);
+    return 0;
+  } finally {
+    await client.shutdown();
+  }
 };
+
+function missingFile(): never {
+  throw new TdxError('invalid_parameter', `config apply needs a FILE\n${USAGE}`);
+}

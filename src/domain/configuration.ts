@@ -1,0 +1,320 @@
+/**
+ * The configuration model of one organization: the records the Cassandra stores keep (every row
+ * scoped by organization) and the declarative document `tdx config apply` reads. Records never
+ * hold secrets: secrets travel separately (`SecretRecord`) and are stored where no API read
+ * path reaches them.
+ */
+import type { NodeKind, NodeService } from './node-services.ts';
+
+export const CONNECTION_KINDS = ['sftp', 'as2', 'sandbox'] as const;
+export type ConnectionKind = (typeof CONNECTION_KINDS)[number];
+export const AS2_SETUP_STATUSES = ['pending', 'ready', 'failed'] as const;
+export type As2SetupStatus = (typeof AS2_SETUP_STATUSES)[number];
+export const WEBHOOK_KINDS = ['standard', 'sandbox'] as const;
+export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
+export const DIRECTIONS = ['inbound', 'outbound'] as const;
+export type Direction = (typeof DIRECTIONS)[number];
+export const FLOW_STATUSES = ['pending', 'active'] as const;
+export type FlowStatus = (typeof FLOW_STATUSES)[number];
+export const DELIVERY_METHODS = ['webhook', 'polling'] as const;
+export type DeliveryMethod = (typeof DELIVERY_METHODS)[number];
+export const IMPLEMENTATION_STATUSES = ['draft', 'published'] as const;
+export type ImplementationStatus = (typeof IMPLEMENTATION_STATUSES)[number];
+export const WEBHOOK_ROLES = ['inbound', 'outbound', 'error'] as const;
+export type WebhookRole = (typeof WEBHOOK_ROLES)[number];
+export const USAGE_INDICATORS = ['P', 'T', 'I'] as const;
+export type UsageIndicator = (typeof USAGE_INDICATORS)[number];
+
+export interface Organization {
+  readonly id: string;
+  readonly name: string;
+  readonly createdAt: string;
+}
+
+interface Stamped {
+  readonly id: string;
+  readonly name: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface As2Settings {
+  readonly localId: string;
+  readonly partnerId: string;
+  readonly url: string;
+  readonly setupStatus: As2SetupStatus;
+}
+
+export interface ConnectionRecord extends Stamped {
+  readonly kind: ConnectionKind;
+  readonly host: string | null;
+  readonly port: number | null;
+  readonly username: string | null;
+  readonly inboundDirectory: string | null;
+  readonly outboundDirectory: string | null;
+  readonly tags: readonly string[];
+  readonly as2: As2Settings | null;
+  /** True once the connection can carry traffic (credentials present, AS2 set up). */
+  readonly provisioned: boolean;
+}
+
+export interface EnvelopeRecord extends Stamped {
+  readonly external: boolean;
+  readonly interchangeExtid: string;
+  readonly interchangeExtidQualifier: string;
+  readonly applicationCode: string;
+  readonly segmentSeparator: string;
+  readonly elementSeparator: string;
+  readonly componentSeparator: string;
+}
+
+export interface WebhookRecord extends Stamped {
+  readonly kind: WebhookKind;
+  readonly url: string;
+  readonly contentType: string;
+}
+
+export interface TransactionSetSetting {
+  readonly transactionSetIdentifier: string;
+  readonly release: string;
+  readonly direction: Direction;
+  readonly usageIndicator: UsageIndicator;
+  readonly implementationId: string;
+  readonly mappingId: string | null;
+}
+
+export interface PartnerRecord extends Stamped {
+  /** Unique per organization, compared case-insensitively (`keyLower`). */
+  readonly key: string;
+  readonly deliveryMethod: DeliveryMethod;
+  readonly generateAcknowledgments: boolean;
+  readonly trackAcknowledgments: boolean;
+  readonly connectionId: string | null;
+  readonly internalEnvelopeId: string | null;
+  readonly externalEnvelopeId: string | null;
+  readonly webhooks: Readonly<Record<WebhookRole, string | null>>;
+  /** Minutes between polls of the inbound connection; 0 pauses. */
+  readonly frequency: number;
+  readonly usesSandbox: boolean;
+  readonly transactionSetSettings: readonly TransactionSetSetting[];
+}
+
+/** A node of a flow graph. `config` names its targets; it is never returned by the API. */
+export interface FlowNode {
+  readonly id: string;
+  readonly name: string;
+  readonly kind: NodeKind;
+  readonly service: NodeService;
+  readonly config: Readonly<Record<string, unknown>>;
+}
+
+export interface FlowEdge {
+  readonly from: string;
+  readonly to: string;
+}
+
+export interface FlowRecord extends Stamped {
+  readonly partnerId: string;
+  readonly direction: Direction;
+  readonly status: FlowStatus;
+  readonly frequency: number;
+  readonly versionNumber: number;
+  readonly usesSandbox: boolean;
+  /** False once a later version superseded this one; superseded flows leave the list. */
+  readonly current: boolean;
+  /** Digest of the graph and node configuration; a change rebuilds the flow as a new version. */
+  readonly fingerprint: string;
+  readonly nodes: readonly FlowNode[];
+  readonly connections: readonly FlowEdge[];
+}
+
+export interface Placeholder {
+  readonly value: string;
+  readonly reason: string;
+  /** 0-based character offset in the transformation. */
+  readonly position: number;
+  /** 1-based. */
+  readonly line: number;
+  /** 1-based. */
+  readonly column: number;
+}
+
+export interface MappingVersionRecord {
+  readonly mappingId: string;
+  readonly versionNumber: number;
+  /** A JSONata expression. */
+  readonly transformation: string;
+  readonly placeholders: readonly Placeholder[];
+  readonly note: string | null;
+  readonly createdAt: string;
+  readonly createdBy: { readonly name: string };
+}
+
+export interface MappingRecord extends Stamped {
+  readonly direction: Direction;
+  readonly implementationId: string;
+  readonly sourceId: string | null;
+  readonly description: string | null;
+  readonly tags: readonly string[];
+  readonly currentVersion: number;
+}
+
+export interface ImplementationRecord extends Stamped {
+  readonly version: string;
+  readonly status: ImplementationStatus;
+  readonly transactionSet: { readonly identifier: string; readonly release: string };
+  readonly sourceImplementationId: string | null;
+  readonly description: string | null;
+  readonly tags: readonly string[];
+  readonly segmentUseCount: number;
+  readonly loopUseCount: number;
+  /** The X12 engine's implementation model, as stored (never inlined in API responses). */
+  readonly definition: unknown;
+}
+
+export interface SourceRecord extends Stamped {
+  readonly sample: unknown;
+  readonly semantics: string | null;
+}
+
+/** Owners of secrets. A secret row is keyed by (owner kind, owner id, secret name). */
+export type SecretOwner = 'connection' | 'webhook';
+export interface SecretRecord {
+  readonly ownerKind: SecretOwner;
+  readonly ownerId: string;
+  /** `password`, `privateKey`, `passphrase`, `sandboxToken`, `signingSecret`... */
+  readonly name: string;
+  readonly value: string;
+}
+
+/** Every configuration record of one organization (what the admin reads before applying). */
+export interface OrgConfigState {
+  readonly connections: readonly ConnectionRecord[];
+  readonly envelopes: readonly EnvelopeRecord[];
+  readonly webhooks: readonly WebhookRecord[];
+  readonly partners: readonly PartnerRecord[];
+  /** Every version, current and superseded. */
+  readonly flows: readonly FlowRecord[];
+  readonly mappings: readonly MappingRecord[];
+  readonly mappingVersions: readonly MappingVersionRecord[];
+  readonly implementations: readonly ImplementationRecord[];
+  readonly sources: readonly SourceRecord[];
+  readonly secrets: readonly SecretRecord[];
+}
+
+export const EMPTY_STATE: OrgConfigState = {
+  connections: [],
+  envelopes: [],
+  webhooks: [],
+  partners: [],
+  flows: [],
+  mappings: [],
+  mappingVersions: [],
+  implementations: [],
+  sources: [],
+  secrets: [],
+};
+
+// --- the declarative document (`tdx config apply`) -----------------------------------------
+// Resources are named; references between them use names (partners: keys). Secrets given in
+// the document are stored; a secret left out keeps the stored one. Resources absent from the
+// document are removed. The JSON Schema is schemas/config/organization-config.schema.json.
+
+export interface ConnectionDoc {
+  name: string;
+  kind: ConnectionKind;
+  host?: string;
+  port?: number;
+  username?: string;
+  password?: string;
+  privateKey?: string;
+  passphrase?: string;
+  sandboxToken?: string;
+  inboundDirectory?: string;
+  outboundDirectory?: string;
+  tags?: string[];
+  as2?: As2Settings;
+}
+
+export interface EnvelopeDoc {
+  name: string;
+  external: boolean;
+  interchangeExtid: string;
+  interchangeExtidQualifier: string;
+  applicationCode: string;
+  segmentSeparator?: string;
+  elementSeparator?: string;
+  componentSeparator?: string;
+}
+
+export interface WebhookDoc {
+  name: string;
+  kind?: WebhookKind;
+  url: string;
+  contentType?: string;
+  signingSecret?: string;
+}
+
+export interface SourceDoc {
+  name: string;
+  sample: unknown;
+  semantics?: string;
+}
+
+export interface ImplementationDoc {
+  name: string;
+  version: string;
+  status?: ImplementationStatus;
+  transactionSet: { identifier: string; release: string };
+  sourceImplementation?: string;
+  description?: string;
+  tags?: string[];
+  definition: unknown;
+}
+
+export interface MappingDoc {
+  name: string;
+  direction: Direction;
+  implementation: string;
+  source?: string;
+  description?: string;
+  tags?: string[];
+  transformation: string;
+  note?: string;
+}
+
+export interface TransactionSetDoc {
+  transactionSetIdentifier: string;
+  release: string;
+  direction: Direction;
+  usageIndicator?: UsageIndicator;
+  implementation: string;
+  mapping?: string;
+}
+
+export interface PartnerDoc {
+  key: string;
+  name: string;
+  deliveryMethod: DeliveryMethod;
+  generateAcknowledgments?: boolean;
+  trackAcknowledgments?: boolean;
+  connection?: string;
+  envelopes?: { internal?: string; external?: string };
+  webhooks?: Partial<Record<WebhookRole, string>>;
+  frequency?: number;
+  usesSandbox?: boolean;
+  transactionSets?: TransactionSetDoc[];
+}
+
+export interface ConfigDocument {
+  connections?: ConnectionDoc[];
+  envelopes?: EnvelopeDoc[];
+  webhooks?: WebhookDoc[];
+  sources?: SourceDoc[];
+  implementations?: ImplementationDoc[];
+  mappings?: MappingDoc[];
+  partners?: PartnerDoc[];
+}
+
+/** Secret fields of a connection document, in a fixed order. */
+export const CONNECTION_SECRET_FIELDS = ['password', 'privateKey', 'passphrase', 'sandboxToken'] as const;
