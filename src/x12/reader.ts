@@ -528,7 +528,7 @@ class Scanner {
   private notAnInterchange(t: string, pos: number, offset: number, final: boolean): number {
     const preview = JSON.stringify(t.slice(pos, pos + 20));
     if (this.interchangesSeen === 0) {
-      throw unreadable(`No interchange: the input must start with an ISA segment, found ${preview} at byte ${offset}.`, { byteOffset: offset, segmentPosition: 1, segmentId: t.slice(pos, pos + 3), elementPosition: null });
+      throw unreadable(`No interchange: the input must start with an ISA segment, found ${preview} at byte ${offset}.`, { byteOffset: offset, segmentPosition: 1, segmentId: /^[A-Za-z0-9]*/.exec(t.slice(pos, pos + 3))![0], elementPosition: null });
     }
     // Data after an IEA: report it once and skip to the end of that segment.
     let end = t.indexOf(this.termChar, pos);

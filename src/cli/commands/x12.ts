@@ -1,7 +1,235 @@
-import type { CliCommand } from '../tdx.ts';
+/**
+ * `tdx x12 parse|validate|ack|write FILE`: the X12 engine on files (docs/x12.md).
+ *
+ * parse     one JSON object per transaction set per line (JSON Lines)
+ * validate  one JSON finding per line
+ * ack       the 997 or 999 for each group, as X12 text (one response interchange per interchange)
+ * write     EDI from a JSON file of envelope settings and translations
+ *
+ * Exit 0 when the file was read (even with warnings or findings); 2 with one line on stderr
+ * when nothing could be read.
+ */
+import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { isTdxError, TdxError } from '../../errors.ts';
+import { acknowledgeInterchange } from '../../x12/ack.ts';
+import { structuralWarning, type StructuralFinding, type Warning } from '../../x12/findings.ts';
+import { genericDocument, genericToSegments } from '../../x12/generic.ts';
+import { readInterchanges, allFindings } from '../../x12/interchange.ts';
+import { readX12Stream } from '../../x12/reader.ts';
+import type { TransactionSetRead } from '../../x12/types.ts';
+import { writeInterchange, type EnvelopeSettings, type GroupToWrite, type SetToWrite } from '../../x12/writer.ts';
+import type { CliCommand, CliIo } from '../tdx.ts';
 
-/** `tdx x12`: not built yet. */
-export const x12Command: CliCommand = (_args, io) => {
-  io.stderr.write('tdx x12: not available in this build\n');
-  return Promise.resolve(2);
+const usage = `usage: tdx x12 <parse|validate|ack|write> FILE [options]
+  parse FILE                  one JSON object per transaction set per line
+  validate FILE               one JSON finding per line
+  ack FILE [--control-number N] [--group-control-number N] [--kind 997|999] [--accept-with-errors]
+                              the 997 or 999 for each group, as X12 text
+  write FILE.json             EDI from envelope settings and translations (format: docs/x12.md)
+`;
+
+/** The translation of a set (the generic segment-level JSON). */
+function translate(set: TransactionSetRead): unknown {
+  return genericDocument(set);
+}
+
+/** The set's business reference (contract table), when the implementation layer provides one. */
+function referenceOf(_set: TransactionSetRead): string | null {
+  return null;
+}
+
+function setLine(set: TransactionSetRead, warnings: Warning[]): string {
+  return JSON.stringify({
+    transactionSetIdentifier: set.transactionSetIdentifier,
+    transactionSetControlNumber: set.controlNumber,
+    groupControlNumber: set.group.controlNumber,
+    interchangeControlNumber: set.interchange.controlNumber,
+    senderQualifier: set.interchange.sender.qualifier,
+    senderExtid: set.interchange.sender.id,
+    receiverQualifier: set.interchange.receiver.qualifier,
+    receiverExtid: set.interchange.receiver.id,
+    usageIndicator: set.interchange.usageIndicator,
+    release: set.group.release,
+    reference: referenceOf(set),
+    warnings: warnings.map((w) => ({ code: w.code, message: w.message, detail: w.detail ?? null })),
+    document: translate(set),
+  });
+}
+
+function warningsOf(findings: readonly StructuralFinding[]): Warning[] {
+  const out: Warning[] = [];
+  for (const f of findings) {
+    const w = structuralWarning(f);
+    if (w) out.push(w);
+  }
+  return out;
+}
+
+/**
+ * Streams the file. A group's lines are held until its GE, so the group's warnings ride on its
+ * first set and lines stay in input order.
+ */
+async function parse(file: string, io: CliIo): Promise<number> {
+  let held: { set: TransactionSetRead; warnings: Warning[] } | null = null;
+  let lines: string[] = [];
+  const flush = (groupWarnings: Warning[]): void => {
+    if (held) io.stdout.write(setLine(held.set, [...held.warnings, ...groupWarnings]) + '\n');
+    if (lines.length > 0) io.stdout.write(lines.join('\n') + '\n');
+    held = null;
+    lines = [];
+  };
+  for await (const e of readX12Stream(createReadStream(file, { highWaterMark: 1 << 20 }))) {
+    if (e.type === 'set') {
+      const warnings = warningsOf(e.findings);
+      if (held === null) held = { set: e.set, warnings };
+      else lines.push(setLine(e.set, warnings));
+    } else if (e.type === 'group_end') {
+      flush(warningsOf(e.findings));
+    } else if (e.type === 'interchange_end' || e.type === 'note') {
+      const findings = e.type === 'note' ? [e.finding] : e.findings;
+      for (const f of findings) io.stderr.write(`note: ${f.kind}${f.code ? ` (TA1 ${f.code})` : ''}: ${f.message}\n`);
+    }
+  }
+  flush([]);
+  return 0;
+}
+
+async function validate(file: string, io: CliIo): Promise<number> {
+  const read = readInterchanges(await readFile(file));
+  for (const ic of read.interchanges) {
+    const where = (f: StructuralFinding, group?: string, set?: string) =>
+      JSON.stringify({ ...f, interchangeControlNumber: ic.header.controlNumber, groupControlNumber: group ?? null, transactionSetControlNumber: set ?? null });
+    for (const f of ic.findings) io.stdout.write(where(f) + '\n');
+    for (const g of ic.groups) {
+      for (const f of g.findings) io.stdout.write(where(f, g.header.controlNumber) + '\n');
+      for (const s of g.sets) for (const f of s.findings) io.stdout.write(where(f, g.header.controlNumber, s.set.controlNumber) + '\n');
+    }
+  }
+  for (const f of read.notes) io.stdout.write(JSON.stringify(f) + '\n');
+  void allFindings;
+  return 0;
+}
+
+function option(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  if (i < 0) return undefined;
+  const v = args[i + 1];
+  if (v === undefined) throw new TdxError('missing_parameter', `Option ${name} needs a value.`, { details: { parameter: name } });
+  return v;
+}
+
+function intOption(args: string[], name: string, fallback: number): number {
+  const v = option(args, name);
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 999_999_999) throw new TdxError('invalid_parameter', `Option ${name} must be an integer from 1 to 999999999.`, { details: { parameter: name } });
+  return n;
+}
+
+async function ack(file: string, args: string[], io: CliIo): Promise<number> {
+  const read = readInterchanges(await readFile(file));
+  let control = intOption(args, '--control-number', 1);
+  let groupControl = intOption(args, '--group-control-number', 1);
+  const kind = option(args, '--kind');
+  if (kind !== undefined && kind !== '997' && kind !== '999') throw new TdxError('invalid_parameter', 'Option --kind must be 997 or 999.', { details: { parameter: '--kind' } });
+  const date = new Date();
+  for (const ic of read.interchanges) {
+    io.stdout.write(
+      acknowledgeInterchange(ic, { interchangeControlNumber: control++, groupControlNumber: groupControl, date, lineBreak: true }, {
+        ...(kind ? { kind } : {}),
+        acceptWithErrors: args.includes('--accept-with-errors'),
+      }),
+    );
+    groupControl += ic.groups.length;
+  }
+  return 0;
+}
+
+interface WriteInput {
+  envelope: Omit<EnvelopeSettings, 'date'> & { date?: string; groupControlNumber?: number };
+  transactionSets: {
+    transactionSetIdentifier: string;
+    controlNumber?: string | number;
+    transactionSetControlNumber?: string;
+    release: string;
+    functionalId?: string;
+    implementationReference?: string;
+    document: unknown;
+  }[];
+}
+
+async function write(file: string, io: CliIo): Promise<number> {
+  let input: WriteInput;
+  try {
+    input = JSON.parse(await readFile(file, 'utf8')) as WriteInput;
+  } catch (err) {
+    throw new TdxError('invalid_body', `${file} is not JSON: ${(err as Error).message}`, { details: { file } });
+  }
+  const env = input?.envelope;
+  if (!env || typeof env !== 'object') throw new TdxError('invalid_body', `${file}: "envelope" is required.`, { details: { field: 'envelope' } });
+  for (const f of ['sender', 'receiver'] as const) {
+    if (typeof env[f]?.qualifier !== 'string' || typeof env[f]?.id !== 'string') throw new TdxError('invalid_body', `${file}: envelope.${f} must be {qualifier, id}.`, { details: { field: `envelope.${f}` } });
+  }
+  if (!Number.isInteger(env.interchangeControlNumber)) throw new TdxError('invalid_body', `${file}: envelope.interchangeControlNumber must be an integer.`, { details: { field: 'envelope.interchangeControlNumber' } });
+  if (!Array.isArray(input.transactionSets) || input.transactionSets.length === 0) throw new TdxError('invalid_body', `${file}: "transactionSets" must be a non-empty array.`, { details: { field: 'transactionSets' } });
+  const date = env.date === undefined ? new Date() : new Date(env.date);
+  if (Number.isNaN(date.getTime())) throw new TdxError('invalid_body', `${file}: envelope.date is not a date.`, { details: { field: 'envelope.date' } });
+  // consecutive sets with the same functional id and release share a group
+  const groups: (GroupToWrite & { sets: SetToWrite[] })[] = [];
+  let groupControl = env.groupControlNumber ?? env.interchangeControlNumber;
+  input.transactionSets.forEach((t, i) => {
+    if (typeof t?.transactionSetIdentifier !== 'string' || typeof t.release !== 'string') {
+      throw new TdxError('invalid_body', `${file}: transactionSets[${i}] needs transactionSetIdentifier and release.`, { details: { field: `transactionSets[${i}]` } });
+    }
+    const set: SetToWrite = {
+      transactionSetIdentifier: t.transactionSetIdentifier,
+      controlNumber: t.controlNumber ?? t.transactionSetControlNumber ?? i + 1,
+      segments: genericToSegments(t.document),
+      ...(t.implementationReference ? { implementationReference: t.implementationReference } : {}),
+    };
+    const last = groups[groups.length - 1];
+    if (last && last.release === t.release && (t.functionalId === undefined || last.functionalId === t.functionalId) && last.sets[0]!.transactionSetIdentifier === t.transactionSetIdentifier) last.sets.push(set);
+    else groups.push({ controlNumber: groupControl++, release: t.release, sets: [set], ...(t.functionalId ? { functionalId: t.functionalId } : {}) });
+  });
+  io.stdout.write(writeInterchange({ ...env, date, lineBreak: env.lineBreak ?? true }, groups));
+  return 0;
+}
+
+export const x12Command: CliCommand = async (args, io) => {
+  const [sub, file, ...rest] = args;
+  if (sub === undefined || sub === '--help' || sub === '-h') {
+    io.stdout.write(usage);
+    return sub === undefined ? 2 : 0;
+  }
+  if (file === undefined) {
+    io.stderr.write(`tdx x12 ${sub}: a FILE is required\n${usage}`);
+    return 2;
+  }
+  try {
+    switch (sub) {
+      case 'parse':
+        return await parse(file, io);
+      case 'validate':
+        return await validate(file, io);
+      case 'ack':
+        return await ack(file, rest, io);
+      case 'write':
+        return await write(file, io);
+      default:
+        io.stderr.write(`tdx x12: unknown subcommand "${sub}"\n${usage}`);
+        return 2;
+    }
+  } catch (err) {
+    if (isTdxError(err)) {
+      io.stderr.write(`tdx x12 ${sub}: ${file}: ${err.code}: ${err.message}\n`);
+      return 2;
+    }
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') {
+      io.stderr.write(`tdx x12 ${sub}: ${file}: cannot be read (${code})\n`);
+      return 2;
+    }
+    throw err;
+  }
 };
