@@ -37,6 +37,20 @@ export interface Config {
     readonly topicPrefix: string;
     /** Prefix of every consumer group id. @default "tdx." */
     readonly groupPrefix: string;
+    /** Replication factor of topics `tdx migrate` creates. @default 1 */
+    readonly replicationFactor: number;
+    /** When set, every topic is created with this many partitions instead of its topics/ file value (tests use 1). @default undefined */
+    readonly partitionsOverride: number | undefined;
+    /** Consumer group session timeout. @default 30000 */
+    readonly sessionTimeoutMs: number;
+    /** Attempts of a retriable step failure before the message goes to the dead-letter topic. @default 5 */
+    readonly consumerAttempts: number;
+    /** First backoff between attempts; doubles up to `consumerRetryMaxMs`. @default 200 */
+    readonly consumerRetryMinMs: number;
+    /** Longest backoff between attempts. @default 5000 */
+    readonly consumerRetryMaxMs: number;
+    /** How long the producer gathers concurrent sends into one batch. @default 2 */
+    readonly producerLingerMs: number;
   };
   readonly schemaRegistry: {
     /** Confluent-compatible API base. @default "http://127.0.0.1:8081/apis/ccompat/v7" */
@@ -58,6 +72,10 @@ export interface Config {
     /** @default "tdx" */ readonly database: string;
     /** Embedded engine data folder. @default "<dataDir>/chdb" */
     readonly chdbPath: string;
+  };
+  readonly materializer: {
+    /** Most rows inserted into one ClickHouse table per insert. @default 5000 */
+    readonly maxBatchRows: number;
   };
   /** Grace period for in-flight work on SIGTERM. @default 15000 */
   readonly shutdownTimeoutMs: number;
@@ -156,6 +174,13 @@ export function loadConfig(env: Env = process.env): Config {
       brokers: r.list('KAFKA_BROKERS', ['127.0.0.1:9092']),
       topicPrefix: r.string('TDX_TOPIC_PREFIX', 'tdx.'),
       groupPrefix: r.string('TDX_GROUP_PREFIX', 'tdx.'),
+      replicationFactor: r.int('KAFKA_REPLICATION_FACTOR', 1, 1, 9),
+      partitionsOverride: r.optional('TDX_TOPIC_PARTITIONS') === undefined ? undefined : r.int('TDX_TOPIC_PARTITIONS', 1, 1, 1000),
+      sessionTimeoutMs: r.int('KAFKA_SESSION_TIMEOUT_MS', 30_000, 6_000, 300_000),
+      consumerAttempts: r.int('TDX_CONSUMER_ATTEMPTS', 5, 1, 100),
+      consumerRetryMinMs: r.int('TDX_CONSUMER_RETRY_MIN_MS', 200, 1, 60_000),
+      consumerRetryMaxMs: r.int('TDX_CONSUMER_RETRY_MAX_MS', 5_000, 1, 600_000),
+      producerLingerMs: r.int('TDX_PRODUCER_LINGER_MS', 2, 0, 1_000),
     },
     schemaRegistry: {
       url: r.url('SCHEMA_REGISTRY_URL', 'http://127.0.0.1:8081/apis/ccompat/v7') ?? '',
@@ -173,6 +198,9 @@ export function loadConfig(env: Env = process.env): Config {
       password: r.string('CLICKHOUSE_PASSWORD', ''),
       database: r.string('CLICKHOUSE_DATABASE', 'tdx'),
       chdbPath: r.string('CLICKHOUSE_CHDB_PATH', `${dataDir}/chdb`),
+    },
+    materializer: {
+      maxBatchRows: r.int('TDX_MATERIALIZER_MAX_BATCH_ROWS', 5_000, 1, 1_000_000),
     },
     shutdownTimeoutMs: r.int('TDX_SHUTDOWN_TIMEOUT_MS', 15_000, 0, 600_000),
   };

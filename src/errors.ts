@@ -33,7 +33,11 @@ export const errorCatalog = {
   store_unavailable: { status: 503, retriable: true },
   broker_unavailable: { status: 503, retriable: true },
   wire_decode_failed: { status: 500, retriable: false },
+  wire_encode_failed: { status: 500, retriable: false },
+  topic_unknown: { status: 500, retriable: false },
+  schema_unregistered: { status: 500, retriable: false },
   x12_unreadable: { status: 422, retriable: false },
+  x12_document_invalid: { status: 422, retriable: false },
   migration_failed: { status: 500, retriable: false },
 } as const satisfies Record<string, { status: number; retriable: boolean }>;
 

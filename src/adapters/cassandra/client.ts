@@ -1,0 +1,44 @@
+/**
+ * cassandra-driver client factory and health check. Statements are prepared by default
+ * (`prepare: true`), reads and writes use LOCAL_QUORUM, and the client is bound to the
+ * configured keyspace (except for the migration runner, which creates it).
+ */
+import cassandra from 'cassandra-driver';
+import type { Config } from '../../config.ts';
+import type { Logger } from '../../logger.ts';
+
+export type CassandraClient = cassandra.Client;
+
+export interface CassandraClientOptions {
+  /** Bind the client to the configured keyspace. @default true */
+  readonly useKeyspace?: boolean;
+}
+
+export function createCassandraClient(config: Config, logger: Logger, opts: CassandraClientOptions = {}): cassandra.Client {
+  const c = config.cassandra;
+  const client = new cassandra.Client({
+    contactPoints: [...c.contactPoints],
+    localDataCenter: c.localDataCenter,
+    ...(opts.useKeyspace === false ? {} : { keyspace: c.keyspace }),
+    queryOptions: { prepare: true, consistency: cassandra.types.consistencies.localQuorum },
+    socketOptions: { connectTimeout: 5_000, readTimeout: 12_000 },
+    protocolOptions: { maxSchemaAgreementWaitSeconds: 20 },
+    pooling: { warmup: false },
+  });
+  const log = logger.child({ component: 'cassandra' });
+  client.on('log', (level: string, className: string, message: string) => {
+    if (level === 'error') log.error({ className }, message);
+    else if (level === 'warning') log.warn({ className }, message);
+  });
+  return client;
+}
+
+/** `SELECT now() FROM system.local`. */
+export function cassandraHealthCheck(client: cassandra.Client): { name: string; check(): Promise<void> } {
+  return {
+    name: 'cassandra',
+    check: async () => {
+      await client.execute('SELECT now() FROM system.local', [], { prepare: false, consistency: cassandra.types.consistencies.localOne });
+    },
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * kafkajs client factory, the batching producer and the Kafka health check.
+ */
+import { Kafka, logLevel, type Message, type Producer, type LogEntry } from 'kafkajs';
+import type { Config } from '../../config.ts';
+import type { Logger } from '../../logger.ts';
+import { TdxError } from '../../errors.ts';
+
+/** A dependency check run by GET /readyz (structurally the HealthCheck of src/http/app.ts). */
+export interface HealthCheck {
+  readonly name: string;
+  check(): Promise<void>;
+}
+
+/** kafkajs logs through pino; its chatty info lines go to debug. */
+function logCreator(logger: Logger) {
+  const log = logger.child({ component: 'kafkajs' });
+  return () =>
+    ({ level, log: entry }: LogEntry): void => {
+      const { message, ...rest } = entry;
+      if (level === logLevel.ERROR) log.error(rest, message);
+      else if (level === logLevel.WARN) log.warn(rest, message);
+      else log.debug(rest, message);
+    };
+}
+
+/** The process's kafkajs client: brokers and client id from configuration. */
+export function createKafka(config: Config, logger: Logger, clientSuffix = ''): Kafka {
+  return new Kafka({
+    clientId: `${config.serviceName}${clientSuffix}`,
+    brokers: [...config.kafka.brokers],
+    logLevel: logLevel.INFO,
+    logCreator: logCreator(logger),
+    retry: { initialRetryTime: 100, retries: 8 },
+    connectionTimeout: 3_000,
+  });
+}
+
+/** `describeCluster` through a short-lived admin connection. */
+export function kafkaHealthCheck(kafka: Kafka): HealthCheck {
+  return {
+    name: 'kafka',
+    check: async () => {
+      const admin = kafka.admin({ retry: { retries: 0 } });
+      try {
+        await admin.connect();
+        const cluster = await admin.describeCluster();
+        if (cluster.brokers.length === 0) throw new TdxError('broker_unavailable', 'Kafka cluster has no broker.');
+      } finally {
+        await admin.disconnect();
+      }
+    },
+  };
+}
+
+/** One record to send: topic is the full (prefixed) name. */
+export interface OutgoingRecord {
+  readonly topic: string;
+  readonly key: string | null;
+  readonly value: Buffer;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * An idempotent producer that gathers the sends of concurrent callers for `lingerMs` into one
+ * `sendBatch` request (kafkajs has no linger of its own). Each caller's promise settles when
+ * its batch is acknowledged by every in-sync replica.
+ */
+export class BatchingProducer {
+  private pending: { records: readonly OutgoingRecord[]; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private inFlight = new Set<Promise<void>>();
+
+  constructor(
+    readonly producer: Producer,
+    private readonly lingerMs: number,
+    private readonly maxBatchRecords = 1000,
+  ) {}
+
+  static create(kafka: Kafka, config: Config): BatchingProducer {
+    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    return new BatchingProducer(producer, config.kafka.producerLingerMs);
+  }
+
+  connect(): Promise<void> {
+    return this.producer.connect();
+  }
+
+  /** Sends records; resolves once they are acknowledged. */
+  send(records: readonly OutgoingRecord[]): Promise<void> {
+    if (records.length === 0) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ records, resolve, reject });
+      const count = this.pending.reduce((n, p) => n + p.records.length, 0);
+      if (count >= this.maxBatchRecords || this.lingerMs === 0) this.flush();
+      else this.timer ??= setTimeout(() => this.flush(), this.lingerMs);
+    });
+  }
+
+  private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    const byTopic = new Map<string, Message[]>();
+    for (const p of batch) {
+      for (const r of p.records) {
+        let list = byTopic.get(r.topic);
+        if (!list) byTopic.set(r.topic, (list = []));
+        list.push({ key: r.key, value: r.value, ...(r.headers ? { headers: { ...r.headers } } : {}) });
+      }
+    }
+    const run = this.producer
+      .sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) })
+      .then(
+        () => batch.forEach((p) => p.resolve()),
+        (err: unknown) => {
+          const e = new TdxError('broker_unavailable', 'Kafka did not accept the batch.', { cause: err });
+          batch.forEach((p) => p.reject(e));
+        },
+      );
+    this.inFlight.add(run);
+    void run.finally(() => this.inFlight.delete(run));
+  }
+
+  /** Sends what is pending, waits for in-flight batches, disconnects. */
+  async close(): Promise<void> {
+    this.flush();
+    await Promise.allSettled([...this.inFlight]);
+    await this.producer.disconnect();
+  }
+}

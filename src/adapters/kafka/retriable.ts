@@ -1,0 +1,27 @@
+/**
+ * Classification of failures for the consumer runner: a retriable failure (a store or broker
+ * briefly unavailable) is tried again with backoff; anything else goes to the dead-letter
+ * topic at once, because repeating it cannot change the outcome.
+ */
+import { isTdxError } from '../../errors.ts';
+
+const CASSANDRA_TRANSIENT = new Set(['NoHostAvailableError', 'OperationTimedOutError', 'BusyConnectionError']);
+// Unavailable, overloaded, is bootstrapping, truncate error, write timeout, read timeout.
+const CASSANDRA_TRANSIENT_CODES = new Set([0x1000, 0x1001, 0x1002, 0x1003, 0x1100, 0x1200]);
+// ClickHouse: TIMEOUT_EXCEEDED, TOO_MANY_SIMULTANEOUS_QUERIES, NETWORK_ERROR, SOCKET_TIMEOUT, TOO_MANY_PARTS, MEMORY_LIMIT_EXCEEDED
+const CLICKHOUSE_TRANSIENT_CODES = new Set(['159', '202', '210', '209', '252', '241']);
+const NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** True when trying the same work again may succeed. */
+export function isRetriable(err: unknown): boolean {
+  if (isTdxError(err)) return err.retriable;
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { name?: unknown; code?: unknown; retriable?: unknown; cause?: unknown };
+  if (typeof e.name === 'string' && CASSANDRA_TRANSIENT.has(e.name)) return true;
+  if (e.name === 'ResponseError' && typeof e.code === 'number') return CASSANDRA_TRANSIENT_CODES.has(e.code);
+  if (e.name === 'ClickHouseError' && typeof e.code === 'string') return CLICKHOUSE_TRANSIENT_CODES.has(e.code);
+  if (typeof e.name === 'string' && e.name.startsWith('KafkaJS') && typeof e.retriable === 'boolean') return e.retriable;
+  if (typeof e.code === 'string' && NET_CODES.has(e.code)) return true;
+  if (e.cause !== undefined && e.cause !== err) return isRetriable(e.cause);
+  return false;
+}

@@ -1,0 +1,147 @@
+/**
+ * Reads topics/*.json (one file per topic) and creates or aligns the topics on the cluster.
+ *
+ * A definition: `name` (without prefix, equal to the file name), `partitions`, `key`,
+ * `valueSchema` (a codec name, schemas/<valueSchema>.avsc), `config` (`retention.ms`,
+ * `cleanup.policy`) and documentation fields. docs/topics.md describes every topic.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { ConfigResourceTypes, type Admin } from 'kafkajs';
+import { TdxError } from '../../errors.ts';
+import { TOPIC_CODECS } from '../../wire/topics.ts';
+
+export interface TopicDefinition {
+  readonly name: string;
+  readonly description: string;
+  readonly partitions: number;
+  readonly key: string;
+  readonly valueSchema: string;
+  readonly config: Readonly<Record<string, string>>;
+  readonly public?: boolean;
+}
+
+/** The repository's topics/ folder. */
+export const TOPICS_DIR = fileURLToPath(new URL('../../../topics/', import.meta.url));
+
+const NAME_RE = /^[a-z0-9][a-z0-9._-]*$/;
+const CLEANUP = ['delete', 'compact', 'compact,delete', 'delete,compact'];
+
+function invalid(file: string, problem: string): TdxError {
+  return new TdxError('config_file_invalid', `${file}: ${problem}`, { details: { file, problem } });
+}
+
+/** Validates one parsed definition file. */
+export function parseTopicDefinition(file: string, raw: unknown): TopicDefinition {
+  if (typeof raw !== 'object' || raw === null) throw invalid(file, 'not a JSON object');
+  const o = raw as Record<string, unknown>;
+  const name = o['name'];
+  if (typeof name !== 'string' || !NAME_RE.test(name)) throw invalid(file, `name ${JSON.stringify(name)} is not a valid topic name`);
+  if (path.basename(file, '.json') !== name) throw invalid(file, `name "${name}" differs from the file name`);
+  const partitions = o['partitions'];
+  if (typeof partitions !== 'number' || !Number.isInteger(partitions) || partitions < 1) throw invalid(file, 'partitions must be a positive integer');
+  const valueSchema = o['valueSchema'];
+  if (typeof valueSchema !== 'string') throw invalid(file, 'valueSchema is missing');
+  const codec = TOPIC_CODECS.get(name);
+  if (!codec) throw invalid(file, `no codec handles topic "${name}" (src/wire/topics.ts)`);
+  if (codec.name !== valueSchema) throw invalid(file, `valueSchema "${valueSchema}" differs from the codec "${codec.name}"`);
+  const config = o['config'];
+  if (typeof config !== 'object' || config === null) throw invalid(file, 'config is missing');
+  const cfg = config as Record<string, unknown>;
+  for (const [k, v] of Object.entries(cfg)) if (typeof v !== 'string') throw invalid(file, `config.${k} must be a string`);
+  if (!/^-?\d+$/.test(String(cfg['retention.ms']))) throw invalid(file, 'config."retention.ms" must be an integer string');
+  if (!CLEANUP.includes(String(cfg['cleanup.policy']))) throw invalid(file, `config."cleanup.policy" must be one of ${CLEANUP.join(', ')}`);
+  return {
+    name,
+    description: typeof o['description'] === 'string' ? o['description'] : '',
+    partitions,
+    key: typeof o['key'] === 'string' ? o['key'] : 'traceGuid',
+    valueSchema,
+    config: cfg as Record<string, string>,
+    ...(o['public'] === true ? { public: true } : {}),
+  };
+}
+
+/** Every definition of `dir`, sorted by name. */
+export async function readTopicDefinitions(dir: string = TOPICS_DIR): Promise<TopicDefinition[]> {
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.json')).sort();
+  const defs: TopicDefinition[] = [];
+  for (const f of files) {
+    const text = await readFile(path.join(dir, f), 'utf8');
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (err) {
+      throw invalid(f, `not JSON (${(err as Error).message})`);
+    }
+    defs.push(parseTopicDefinition(f, raw));
+  }
+  return defs;
+}
+
+export interface EnsureTopicsOptions {
+  readonly prefix: string;
+  readonly replicationFactor: number;
+  readonly partitionsOverride: number | undefined;
+}
+
+/** One line of what `ensureTopics` did. */
+export interface TopicOutcome {
+  readonly topic: string;
+  readonly action: 'created' | 'unchanged' | 'partitions-added' | 'config-updated';
+  readonly detail?: string;
+}
+
+/**
+ * Creates missing topics; for existing ones, adds partitions when the definition has more and
+ * aligns `retention.ms` and `cleanup.policy`. Never deletes or shrinks anything.
+ */
+export async function ensureTopics(admin: Admin, defs: readonly TopicDefinition[], opts: EnsureTopicsOptions): Promise<TopicOutcome[]> {
+  const partitionsOf = (d: TopicDefinition): number => opts.partitionsOverride ?? d.partitions;
+  const existing = new Set(await admin.listTopics());
+  const out: TopicOutcome[] = [];
+  const missing = defs.filter((d) => !existing.has(opts.prefix + d.name));
+  if (missing.length > 0) {
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: missing.map((d) => ({
+        topic: opts.prefix + d.name,
+        numPartitions: partitionsOf(d),
+        replicationFactor: opts.replicationFactor,
+        configEntries: Object.entries(d.config).map(([name, value]) => ({ name, value })),
+      })),
+    });
+    for (const d of missing) out.push({ topic: opts.prefix + d.name, action: 'created', detail: `${partitionsOf(d)} partitions` });
+  }
+  const present = defs.filter((d) => existing.has(opts.prefix + d.name));
+  if (present.length === 0) return out;
+  const meta = await admin.fetchTopicMetadata({ topics: present.map((d) => opts.prefix + d.name) });
+  const configs = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: present.map((d) => ({ type: ConfigResourceTypes.TOPIC, name: opts.prefix + d.name, configNames: Object.keys(d.config) })),
+  });
+  for (const d of present) {
+    const topic = opts.prefix + d.name;
+    const have = meta.topics.find((t) => t.name === topic)?.partitions.length ?? 0;
+    const want = partitionsOf(d);
+    let changed = false;
+    if (have < want) {
+      await admin.createPartitions({ topicPartitions: [{ topic, count: want }] });
+      out.push({ topic, action: 'partitions-added', detail: `${have} → ${want}` });
+      changed = true;
+    }
+    const entries = configs.resources.find((r) => r.resourceName === topic)?.configEntries ?? [];
+    const drift = Object.entries(d.config).filter(([k, v]) => entries.find((e) => e.configName === k)?.configValue !== v);
+    if (drift.length > 0) {
+      await admin.alterConfigs({
+        validateOnly: false,
+        resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: Object.entries(d.config).map(([name, value]) => ({ name, value })) }],
+      });
+      out.push({ topic, action: 'config-updated', detail: drift.map(([k, v]) => `${k}=${v}`).join(', ') });
+      changed = true;
+    }
+    if (!changed) out.push({ topic, action: 'unchanged' });
+  }
+  return out;
+}
