@@ -1,0 +1,16 @@
+/**
+ * Public surface of the implementation engine: base definitions, partner implementations,
+ * translation (EDI ↔ JSON), validation with AK3/AK4 codes, the business reference, and the
+ * JSON Schema, guide and portable export of an implementation.
+ */
+export type { DataType, ElementDef, Implementation, ImplementationStatus, LoopNode, Requirement, SegmentNode, StructureNode, TableDef, TableName, Usage } from './model.ts';
+export { useCounts } from './model.ts';
+export { baseImplementation, resolveImplementation, releaseOf, supportedReleases, supportedSets } from './base.ts';
+export { referenceElement, referenceElements, referenceOf } from './reference.ts';
+export { documentToSegments, genericDocument, implementationFor, translateAndValidate, translateSet, validateSet } from './translate.ts';
+export type { Translation } from './translate.ts';
+export type { WriteOptions, WrittenSegment } from './write.ts';
+export type { Ak3Code, Ak4Code, ElementFinding, Finding, SegmentFinding, SegmentNote } from './results.ts';
+export { segmentNotes } from './results.ts';
+export { UNRECOGNIZED_ELEMENT, UNRECOGNIZED_SEGMENTS } from './engine.ts';
+export type { JsonObject } from './engine.ts';

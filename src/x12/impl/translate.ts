@@ -1,0 +1,64 @@
+/** Translation (EDI → JSON), validation and writing (JSON → segments) of one transaction set. */
+import type { Warning } from '../findings.ts';
+import type { TransactionSetRead } from '../types.ts';
+import { resolveImplementation } from './base.ts';
+import { compile } from './compile.ts';
+import { runSet } from './engine.ts';
+import type { JsonObject } from './engine.ts';
+import type { Implementation } from './model.ts';
+import type { Finding } from './results.ts';
+import { writeDocument } from './write.ts';
+import type { WriteOptions, WrittenSegment } from './write.ts';
+
+export interface Translation {
+  readonly document: JsonObject;
+  /** `invalid_date` warnings (the contract's warning objects). */
+  readonly warnings: Warning[];
+}
+
+/** The implementation a set is read with when none is given: the base one for its set and release. */
+export function implementationFor(set: TransactionSetRead): Implementation | null {
+  return resolveImplementation(set.transactionSetIdentifier, set.group.release);
+}
+
+/**
+ * Translates a set to JSON driven by `impl` (by default the base implementation of its set and
+ * release). A set without an implementation gets the generic shape
+ * `{segments: [{segment_id, elements}]}`; translation never fails.
+ */
+export function translateSet(set: TransactionSetRead, impl?: Implementation | null): Translation {
+  const use = impl === undefined ? implementationFor(set) : impl;
+  if (use === null) return { document: genericDocument(set), warnings: [] };
+  const r = runSet(set, compile(use), true, false);
+  return { document: r.document, warnings: r.warnings };
+}
+
+/** Translation and validation in one pass. */
+export function translateAndValidate(set: TransactionSetRead, impl?: Implementation | null): Translation & { findings: Finding[] } {
+  const use = impl === undefined ? implementationFor(set) : impl;
+  if (use === null) return { document: genericDocument(set), warnings: [], findings: [] };
+  return runSet(set, compile(use), true, true);
+}
+
+/**
+ * Segment and element findings of a set against `impl` (by default its base implementation);
+ * none for a set without an implementation.
+ */
+export function validateSet(set: TransactionSetRead, impl?: Implementation | null): Finding[] {
+  const use = impl === undefined ? implementationFor(set) : impl;
+  if (use === null) return [];
+  return runSet(set, compile(use), false, true).findings;
+}
+
+/** The generic segment-level JSON of a set. */
+export function genericDocument(set: TransactionSetRead): JsonObject {
+  return { segments: set.segments.map((s) => ({ segment_id: s.id, elements: s.elements.slice() })) };
+}
+
+/**
+ * The segments (ST through SE, SE computed) of a translated document. With `impl` null the
+ * document must be generic; `transactionSetIdentifier` is used for a generated ST.
+ */
+export function documentToSegments(document: unknown, impl: Implementation | null, options: WriteOptions & { transactionSetIdentifier?: string } = {}): WrittenSegment[] {
+  return writeDocument(document, impl === null ? null : compile(impl), impl?.transactionSet.identifier ?? options.transactionSetIdentifier ?? '', options);
+}
