@@ -38,7 +38,6 @@ export const errorCatalog = {
   schema_unregistered: { status: 500, retriable: false },
   x12_unreadable: { status: 422, retriable: false },
   x12_document_invalid: { status: 422, retriable: false },
-  x12_document_invalid: { status: 422, retriable: false },
   migration_failed: { status: 500, retriable: false },
 } as const satisfies Record<string, { status: number; retriable: boolean }>;
 
