@@ -74,7 +74,14 @@ export async function runRoles(roles: readonly Role[], config: Config, logger: L
     });
   }
   for (const r of roles) {
-    await r.start();
+    try {
+      await r.start();
+    } catch (err) {
+      logger.error({ event: 'role:start-failed', role: r.name, err }, 'role failed to start');
+      for (const s of [...started].reverse()) await s.stop().catch(() => undefined);
+      started.length = 0;
+      throw err;
+    }
     started.push(r);
     logger.info({ event: 'role:started', role: r.name }, 'role started');
   }

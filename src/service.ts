@@ -1,38 +1,61 @@
 /**
- * Composition root: opens the resources the chosen roles need and builds the roles.
- * (Resources and roles beyond the API are added as their adapters land.)
+ * Composition root: opens the resources the chosen roles need (once per process, shared by
+ * the roles) and builds the roles. Extend it here: a node service adds its factory to
+ * `nodes`, the /platform API adds router factories to `routers`.
  */
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import type { CliIo } from './cli/tdx.ts';
+import type { NodeService } from './domain/node-services.ts';
 import { runRoles, type Role, type RoleName } from './main.ts';
-import { createApp } from './http/app.ts';
-import type { Server } from 'node:http';
+import { Resources } from './roles/resources.ts';
+import { apiRole, type RouterFactory } from './roles/api.ts';
+import { nodeRole, type NodeFactory } from './roles/node-role.ts';
+import { materializerRole } from './roles/materializer.ts';
+import { schedulerRole } from './roles/scheduler.ts';
 
-function apiRole(config: Config, logger: Logger, io: CliIo): Role {
-  let server: Server | undefined;
-  return {
-    name: 'api',
-    start: async () => {
-      const app = createApp({ logger: logger.child({ role: 'api' }), checks: [] });
-      server = await new Promise<Server>((resolve, reject) => {
-        const s = app.listen(config.api.port, config.api.host, () => resolve(s));
-        s.once('error', reject);
-      });
-      const addr = server.address();
-      const port = typeof addr === 'object' && addr ? addr.port : config.api.port;
-      io.stdout.write(`API listening on http://${config.api.host}:${port}\n`);
-    },
-    stop: async () => {
-      await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-    },
-  };
+export interface ServiceParts {
+  /** Router factories mounted by the api role. */
+  readonly routers: readonly RouterFactory[];
+  /** Node definitions by service; a service without one starts no consumer group. */
+  readonly nodes: Partial<Record<NodeService, NodeFactory>>;
 }
 
-export async function startService(config: Config, logger: Logger, roleNames: readonly RoleName[], io: CliIo): Promise<() => Promise<void>> {
+/** What this build provides. */
+export const defaultParts: ServiceParts = {
+  routers: [],
+  nodes: {},
+};
+
+export function buildRoles(resources: Resources, roleNames: readonly RoleName[], io: CliIo, parts: ServiceParts = defaultParts): Role[] {
   const roles: Role[] = [];
   for (const name of roleNames) {
-    if (name === 'api') roles.push(apiRole(config, logger, io));
+    if (name === 'api') roles.push(apiRole(resources, io, parts.routers));
+    else if (name === 'materializer') roles.push(materializerRole(resources));
+    else if (name === 'scheduler') roles.push(schedulerRole(resources));
+    else {
+      const service = name.slice('node:'.length) as NodeService;
+      roles.push(nodeRole(service, resources, parts.nodes[service]));
+    }
   }
-  return runRoles(roles, config, logger);
+  // Consumers start before the API so /readyz answers 200 only once the process works.
+  return [...roles.filter((r) => r.name !== 'api'), ...roles.filter((r) => r.name === 'api')];
+}
+
+/** Starts the roles; resolves to a function that stops them and closes the shared resources. */
+export async function startService(
+  config: Config,
+  logger: Logger,
+  roleNames: readonly RoleName[],
+  io: CliIo,
+  parts: ServiceParts = defaultParts,
+): Promise<() => Promise<void>> {
+  const resources = new Resources(config, logger);
+  const roles = buildRoles(resources, roleNames, io, parts);
+  try {
+    return await runRoles(roles, config, logger, () => resources.close());
+  } catch (err) {
+    await resources.close();
+    throw err;
+  }
 }

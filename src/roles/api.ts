@@ -1,0 +1,43 @@
+/**
+ * The API role: the Koa app on config.api.host:port. /readyz runs the health checks of every
+ * resource this process opened (Kafka, registry, Cassandra, ClickHouse).
+ */
+import type { Server } from 'node:http';
+import type Router from '@koa/router';
+import type { CliIo } from '../cli/tdx.ts';
+import type { Role } from '../main.ts';
+import { createApp } from '../http/app.ts';
+import type { Resources } from './resources.ts';
+
+/** Builds the /platform routers from the process's resources. */
+export type RouterFactory = (resources: Resources) => Promise<readonly Router[]> | readonly Router[];
+
+export function apiRole(resources: Resources, io: CliIo, routers: readonly RouterFactory[] = []): Role {
+  let server: Server | undefined;
+  const { config } = resources;
+  return {
+    name: 'api',
+    start: async () => {
+      await Promise.all([resources.kafka(), resources.producer(), resources.wire(), resources.cassandra(), resources.clickhouse()]);
+      const mounted: Router[] = [];
+      for (const f of routers) mounted.push(...(await f(resources)));
+      const app = createApp({ logger: resources.logger.child({ role: 'api' }), checks: resources.checks(), routers: mounted });
+      server = await new Promise<Server>((resolve, reject) => {
+        const s = app.listen(config.api.port, config.api.host, () => resolve(s));
+        s.once('error', reject);
+      });
+      const addr = server.address();
+      const port = typeof addr === 'object' && addr ? addr.port : config.api.port;
+      resources.logger.info({ event: 'api:listening', port }, 'API listening');
+      io.stdout.write(`API listening on http://${config.api.host}:${port}\n`);
+    },
+    stop: async () => {
+      // Stop accepting, let in-flight requests finish (keep-alive sockets are closed when idle).
+      await new Promise<void>((resolve) => {
+        if (!server) return resolve();
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * The shared resources of one process, opened once on first use by whichever roles need them
+ * and closed once, in reverse order, at shutdown. `checks()` lists the health checks of what
+ * was opened; GET /readyz runs them.
+ */
+import type { Kafka } from 'kafkajs';
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { BatchingProducer, createKafka, kafkaHealthCheck, type HealthCheck } from '../adapters/kafka/client.ts';
+import { WireRegistry, createSchemaRegistry, registryHealthCheck } from '../adapters/kafka/registry.ts';
+import { cassandraHealthCheck, createCassandraClient, type CassandraClient } from '../adapters/cassandra/client.ts';
+import { clickhouseHealthCheck, createClickHouse, type ClickHouseHandle } from '../adapters/clickhouse/client.ts';
+
+export class Resources {
+  private readonly opened = new Map<string, Promise<unknown>>();
+  private readonly closers: { name: string; close: () => Promise<void> }[] = [];
+  private readonly healthChecks: HealthCheck[] = [];
+
+  constructor(
+    readonly config: Config,
+    readonly logger: Logger,
+  ) {}
+
+  private once<T>(name: string, open: () => Promise<T>): Promise<T> {
+    let p = this.opened.get(name) as Promise<T> | undefined;
+    if (!p) {
+      p = open();
+      this.opened.set(name, p);
+    }
+    return p;
+  }
+
+  kafka(): Promise<Kafka> {
+    return this.once('kafka', () => {
+      const kafka = createKafka(this.config, this.logger);
+      this.healthChecks.push(kafkaHealthCheck(kafka));
+      return Promise.resolve(kafka);
+    });
+  }
+
+  producer(): Promise<BatchingProducer> {
+    return this.once('producer', async () => {
+      const producer = BatchingProducer.create(await this.kafka(), this.config);
+      await producer.connect();
+      this.closers.push({ name: 'kafka-producer', close: () => producer.close() });
+      return producer;
+    });
+  }
+
+  /** Schema ids of every topic, resolved against the registry (requires `tdx migrate`). */
+  wire(): Promise<WireRegistry> {
+    return this.once('wire', async () => {
+      const wire = new WireRegistry(createSchemaRegistry(this.config), this.config.kafka.topicPrefix);
+      await wire.resolve();
+      this.healthChecks.push(registryHealthCheck(this.config));
+      return wire;
+    });
+  }
+
+  cassandra(): Promise<CassandraClient> {
+    return this.once('cassandra', async () => {
+      const client = createCassandraClient(this.config, this.logger);
+      await client.connect();
+      this.closers.push({ name: 'cassandra', close: () => client.shutdown() });
+      this.healthChecks.push(cassandraHealthCheck(client));
+      return client;
+    });
+  }
+
+  clickhouse(): Promise<ClickHouseHandle> {
+    return this.once('clickhouse', () => {
+      const handle = createClickHouse(this.config);
+      this.closers.push({ name: 'clickhouse', close: () => handle.close() });
+      this.healthChecks.push(clickhouseHealthCheck(handle));
+      return Promise.resolve(handle);
+    });
+  }
+
+  /** Health checks of every resource opened so far. */
+  checks(): readonly HealthCheck[] {
+    return this.healthChecks;
+  }
+
+  /** Closes what was opened, newest first; one failure does not stop the others. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.opened.values()]);
+    for (const c of this.closers.splice(0).reverse()) {
+      try {
+        await c.close();
+      } catch (err) {
+        this.logger.warn({ event: 'process:close-failed', resource: c.name, err }, 'resource did not close cleanly');
+      }
+    }
+  }
+}
