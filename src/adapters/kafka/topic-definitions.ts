@@ -8,7 +8,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { ConfigResourceTypes, type Admin } from 'kafkajs';
+import kafkajs, { type Admin } from 'kafkajs';
 import { TdxError } from '../../errors.ts';
 import { TOPIC_CODECS } from '../../wire/topics.ts';
 
@@ -26,6 +26,8 @@ export interface TopicDefinition {
 export const TOPICS_DIR = fileURLToPath(new URL('../../../topics/', import.meta.url));
 
 const NAME_RE = /^[a-z0-9][a-z0-9._-]*$/;
+// kafkajs is CommonJS; Node sees only some of its named exports.
+const { ConfigResourceTypes } = kafkajs;
 const CLEANUP = ['delete', 'compact', 'compact,delete', 'delete,compact'];
 
 function invalid(file: string, problem: string): TdxError {
