@@ -1,0 +1,47 @@
+/**
+ * The /platform router: every endpoint authenticates the key, counts against the key's shared
+ * per-minute budget, then checks the key kind for its endpoint group. Other endpoint modules
+ * register their routes on the router this returns (and document them with `documentPath`).
+ */
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { Config } from '../../config.ts';
+import type { ConfigReadStore, OrganizationStore, RateLimitStore } from '../../domain/config-ports.ts';
+import type { ImplementationEngine } from '../../domain/implementation-engine.ts';
+import type { Logger } from '../../logger.ts';
+import { authenticate, requireAccess } from '../middleware/auth.ts';
+import { CursorCodec } from '../middleware/cursor.ts';
+import { rateLimit } from '../middleware/rate-limit.ts';
+import { registerConfigRoutes } from './config-routes.ts';
+import { openApiDocument } from './openapi.ts';
+
+export interface PlatformDeps {
+  readonly api: Pick<Config['api'], 'cursorSecret' | 'rateLimitPerMinute' | 'replayRateLimitPerMinute' | 'publicUrl'>;
+  readonly keys: Pick<OrganizationStore, 'findKeyByHash' | 'touchKey'>;
+  readonly rateLimits: RateLimitStore;
+  readonly configStore: ConfigReadStore;
+  readonly engine: ImplementationEngine;
+  readonly logger: Logger;
+}
+
+export interface PlatformRouter {
+  readonly router: Router;
+  readonly cursors: CursorCodec;
+  /** The 10/minute resend-and-redeliver budget; mount it on those routes. */
+  readonly replayRateLimit: Middleware;
+}
+
+export function createPlatformRouter(deps: PlatformDeps): PlatformRouter {
+  const router = new Router();
+  const cursors = new CursorCodec(deps.api.cursorSecret);
+  router.use('/platform', authenticate({ keys: deps.keys, logger: deps.logger }), rateLimit({ store: deps.rateLimits, scope: 'platform', perMinute: deps.api.rateLimitPerMinute }));
+  router.get('/platform/openapi.json', requireAccess('documentation'), (ctx) => {
+    ctx.body = openApiDocument(deps.api.publicUrl);
+  });
+  registerConfigRoutes(router, { store: deps.configStore, engine: deps.engine, cursors });
+  return {
+    router,
+    cursors,
+    replayRateLimit: rateLimit({ store: deps.rateLimits, scope: 'replay', perMinute: deps.api.replayRateLimitPerMinute }),
+  };
+}

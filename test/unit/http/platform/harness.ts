@@ -1,0 +1,55 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are untyped JSON */
+// Builds the Koa app with the /platform router over in-memory fakes, listening on loopback.
+import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { parse } from 'yaml';
+import { createApp } from '../../../../src/http/app.ts';
+import { createPlatformRouter } from '../../../../src/http/platform/router.ts';
+import { planApply } from '../../../../src/domain/config-plan.ts';
+import { EMPTY_STATE, type ConfigDocument } from '../../../../src/domain/configuration.ts';
+import { basicImplementationEngine } from '../../../../src/domain/implementation-engine.ts';
+import { newId } from '../../../../src/domain/ids.ts';
+import { createLogger } from '../../../../src/logger.ts';
+import { FakeConfig, FakeOrgs, FakeRateLimits } from './fakes.ts';
+
+export const demoDoc = (): ConfigDocument => parse(readFileSync('deploy/demo/config.yaml', 'utf8')) as ConfigDocument;
+
+export async function startHarness(opts: { perMinute?: number } = {}) {
+  const orgs = new FakeOrgs();
+  const config = new FakeConfig();
+  const rates = new FakeRateLimits();
+  const orgA = newId();
+  const orgB = newId();
+  const plan = (doc: ConfigDocument) =>
+    planApply(doc, EMPTY_STATE, { now: new Date().toISOString(), newId: () => newId(), author: 'unit', newSigningSecret: () => 'whsec_Z2VuZXJhdGVkLXNlY3JldC12YWx1ZQ==', engine: basicImplementationEngine }).state;
+  config.states.set(orgA, plan(demoDoc()));
+  config.states.set(orgB, plan(demoDoc()));
+  const logger = createLogger({ logLevel: 'silent', serviceName: 'unit' });
+  const platform = createPlatformRouter({
+    api: { cursorSecret: 'unit-secret', rateLimitPerMinute: opts.perMinute ?? 10_000, replayRateLimitPerMinute: 10, publicUrl: 'http://127.0.0.1' },
+    keys: orgs,
+    rateLimits: rates,
+    configStore: config,
+    engine: basicImplementationEngine,
+    logger,
+  });
+  const app = createApp({ logger, checks: [], routers: [platform.router] });
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const addr = server.address();
+  const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  const keys = { standard: orgs.add(orgA, 'standard'), readOnly: orgs.add(orgA, 'read-only'), sandbox: orgs.add(orgA, 'sandbox'), otherOrg: orgs.add(orgB, 'standard') };
+  async function get(path: string, key: string | null = keys.standard, headers: Record<string, string> = {}) {
+    const res = await fetch(base + path, { headers: { ...(key === null ? {} : { authorization: `Key ${key}` }), ...headers } });
+    const text = await res.text();
+    let body: any = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      /* text body */
+    }
+    return { status: res.status, body, text, headers: res.headers };
+  }
+  return { base, get, keys, orgs, config, orgA, orgB, platform, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
