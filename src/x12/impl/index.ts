@@ -14,3 +14,10 @@ export type { Ak3Code, Ak4Code, ElementFinding, Finding, SegmentFinding, Segment
 export { segmentNotes } from './results.ts';
 export { UNRECOGNIZED_ELEMENT, UNRECOGNIZED_SEGMENTS } from './engine.ts';
 export type { JsonObject } from './engine.ts';
+export { deriveImplementation, deviations } from './derive.ts';
+export type { Adjustment, DerivedMeta, Deviation } from './derive.ts';
+export { implementationSchema } from './schema.ts';
+export { renderGuide } from './guide.ts';
+export type { GuideVariant } from './guide.ts';
+export { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, exportImplementation, importImplementation } from './portable.ts';
+export type { ImportOptions } from './portable.ts';
