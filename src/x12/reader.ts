@@ -578,7 +578,13 @@ export function* readX12(input: string | Uint8Array): Generator<X12Event, void, 
   }
   const scanner = new Scanner(start);
   scanner.feed(text, true, ascii);
-  yield* scanner.events;
+  // hand each event over and drop it, so consumed sets can be collected
+  const events = scanner.events as (X12Event | undefined)[];
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    events[i] = undefined;
+    yield e;
+  }
 }
 
 /**

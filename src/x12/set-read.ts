@@ -75,33 +75,33 @@ export class SetRead implements TransactionSetRead {
 
   private split(): Segment[] {
     const { element, segment: term, trimEnd } = this.format;
-    const text = this.text;
-    const n = text.length;
+    const elCode = element.charCodeAt(0);
+    const parts = this.text.split(term);
     const out: Segment[] = [];
+    // character position of the current part in `text`, and the byte cursor for non-ASCII text
     let pos = 0;
-    // byte cursor for non-ASCII text
     let cursorChar = 0;
     let cursorByte = this.byteOffset;
-    while (pos < n) {
-      let c = text.charCodeAt(pos);
-      while (pos < n && isSkippable(c) && c !== element.charCodeAt(0)) c = text.charCodeAt(++pos);
-      if (pos >= n) break;
-      let end = text.indexOf(term, pos);
-      if (end < 0) end = n;
-      const stop = trimSegmentEnd(text, pos, end, trimEnd);
+    for (let k = 0; k < parts.length; k++) {
+      let part = parts[k]!;
+      const start = pos;
+      pos += part.length + 1;
+      let lead = 0;
+      let c = part.charCodeAt(0);
+      while (lead < part.length && c !== elCode && isSkippable(c)) c = part.charCodeAt(++lead);
+      if (lead > 0) part = part.slice(lead);
+      if (trimEnd) part = part.slice(0, trimSegmentEnd(part, 0, part.length, true));
+      if (part.length === 0) continue;
       let offset: number;
-      if (this.ascii) offset = this.byteOffset + pos;
+      if (this.ascii) offset = this.byteOffset + start + lead;
       else {
-        cursorByte += Buffer.byteLength(text.slice(cursorChar, pos));
-        cursorChar = pos;
+        cursorByte += Buffer.byteLength(this.text.slice(cursorChar, start + lead));
+        cursorChar = start + lead;
         offset = cursorByte;
       }
-      const raw = text.slice(pos, stop);
-      const sep = raw.indexOf(element);
-      const id = sep < 0 ? raw : raw.slice(0, sep);
-      const elements = sep < 0 ? [] : raw.slice(sep + 1).split(element);
+      const elements = part.split(element);
+      const id = elements.shift()!;
       out.push({ id, elements, position: out.length + 1, offset });
-      pos = end + 1;
     }
     return out;
   }

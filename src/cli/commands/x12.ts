@@ -14,7 +14,7 @@ import { readFile } from 'node:fs/promises';
 import { isTdxError, TdxError } from '../../errors.ts';
 import { acknowledgeInterchange } from '../../x12/ack.ts';
 import { structuralWarning, type StructuralFinding, type Warning } from '../../x12/findings.ts';
-import { genericDocument, genericToSegments } from '../../x12/generic.ts';
+import { genericJson, genericToSegments } from '../../x12/generic.ts';
 import { readInterchanges, allFindings } from '../../x12/interchange.ts';
 import { readX12Stream } from '../../x12/reader.ts';
 import type { TransactionSetRead } from '../../x12/types.ts';
@@ -29,9 +29,9 @@ const usage = `usage: tdx x12 <parse|validate|ack|write> FILE [options]
   write FILE.json             EDI from envelope settings and translations (format: docs/x12.md)
 `;
 
-/** The translation of a set (the generic segment-level JSON). */
-function translate(set: TransactionSetRead): unknown {
-  return genericDocument(set);
+/** The translation of a set as JSON text (the generic segment-level JSON). */
+function translate(set: TransactionSetRead): string {
+  return genericJson(set);
 }
 
 /** The set's business reference (contract table), when the implementation layer provides one. */
@@ -40,7 +40,7 @@ function referenceOf(_set: TransactionSetRead): string | null {
 }
 
 function setLine(set: TransactionSetRead, warnings: Warning[]): string {
-  return JSON.stringify({
+  const head = JSON.stringify({
     transactionSetIdentifier: set.transactionSetIdentifier,
     transactionSetControlNumber: set.controlNumber,
     groupControlNumber: set.group.controlNumber,
@@ -53,8 +53,8 @@ function setLine(set: TransactionSetRead, warnings: Warning[]): string {
     release: set.group.release,
     reference: referenceOf(set),
     warnings: warnings.map((w) => ({ code: w.code, message: w.message, detail: w.detail ?? null })),
-    document: translate(set),
   });
+  return `${head.slice(0, -1)},"document":${translate(set)}}`;
 }
 
 function warningsOf(findings: readonly StructuralFinding[]): Warning[] {
