@@ -13,6 +13,7 @@ import { apiRole, type RouterFactory } from './roles/api.ts';
 import { nodeRole, type NodeFactory } from './roles/node-role.ts';
 import { materializerRole } from './roles/materializer.ts';
 import { schedulerRole } from './roles/scheduler.ts';
+import { platformRouterOverCassandra, type Router } from './http/platform/factory.ts';
 
 export interface ServiceParts {
   /** Router factories mounted by the api role. */
@@ -21,9 +22,14 @@ export interface ServiceParts {
   readonly nodes: Partial<Record<NodeService, NodeFactory>>;
 }
 
+/** The /platform API (configuration endpoints and the shared frame) over Cassandra. */
+async function platformRouters(r: Resources): Promise<readonly Router[]> {
+  return [platformRouterOverCassandra(r.config, r.logger, await r.cassandra()).router];
+}
+
 /** What this build provides. */
 export const defaultParts: ServiceParts = {
-  routers: [],
+  routers: [platformRouters],
   nodes: {},
 };
 

@@ -1,6 +1,4 @@
 /**
- * The implementation engine configuration uses (see src/domain/implementation-engine.ts).
+ * The implementation engine configuration uses (the same one the API renders with).
  */
-import { basicImplementationEngine, type ImplementationEngine } from '../domain/implementation-engine.ts';
-
-export const implementationEngine: ImplementationEngine = basicImplementationEngine;
+export { implementationEngine } from '../domain/implementation-engines.ts';
