@@ -593,38 +593,19 @@ export function* readX12(input: string | Uint8Array): Generator<X12Event, void, 
  * copied once when it spans chunks.
  */
 export async function* readX12Stream(chunks: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>): AsyncGenerator<X12Event, void, undefined> {
+  // The BOM is kept as a character (skipped like whitespace, 3 bytes long) so offsets stay exact.
   const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-  let scanner: Scanner | null = null;
-  let first = true;
+  const scanner = new Scanner(0);
   for await (const chunk of chunks) {
-    let text: string;
-    let ascii: boolean | undefined;
-    let start = 0;
-    if (typeof chunk === 'string') {
-      text = chunk;
-      if (first && text.charCodeAt(0) === 0xfeff) {
-        text = text.slice(1);
-        start = 3;
-      }
-    } else {
-      if (first) start = utf8Start(chunk);
-      text = decoder.decode(start > 0 ? chunk.subarray(start) : chunk, { stream: true });
-      ascii = text.length === chunk.length - start && !text.includes('\ufffd');
-    }
-    if (first) {
-      scanner = new Scanner(start);
-      first = false;
-    }
+    const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
     if (text.length === 0) continue;
-    scanner!.feed(text, false, ascii);
-    const events = scanner!.events;
+    scanner.feed(text, false);
+    const events = scanner.events;
     if (events.length > 0) {
       const batch = events.splice(0, events.length);
       yield* batch;
     }
   }
-  const rest = decoder.decode();
-  scanner ??= new Scanner(0);
-  scanner.feed(rest, true);
+  scanner.feed(decoder.decode(), true);
   yield* scanner.events;
 }
