@@ -1,0 +1,47 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runMigrate } from '../../../src/cli/commands/migrate.ts';
+import { createLogger } from '../../../src/logger.ts';
+import { captureIo, eventually, isolatedConfig } from './isolated.ts';
+
+const iso = isolatedConfig({ TDX_API_PORT: '0', TDX_LOG_LEVEL: 'info' });
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+let child: ChildProcess | undefined;
+let output = '';
+
+beforeAll(async () => {
+  await runMigrate(iso.config, createLogger({ ...iso.config, logLevel: 'silent' }), captureIo().io);
+});
+
+afterAll(async () => {
+  if (child && child.exitCode === null) child.kill('SIGKILL');
+  await iso.cleanup();
+});
+
+describe('tdx start --role api', () => {
+  it('answers /healthz and /readyz with 200 against the real stack, and stops cleanly on SIGTERM', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, ...iso.env };
+    delete env['NODE_OPTIONS'];
+    child = spawn(process.execPath, ['bin/tdx.mjs', 'start', '--role', 'api'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    const url = await eventually(() => /API listening on (http:\/\/\S+)/.exec(output)?.[1], 90_000, `the API to listen (output so far: ${output.slice(-500)})`);
+
+    const health = await fetch(`${url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+
+    const ready = await fetch(`${url}/readyz`);
+    const body = (await ready.json()) as { status: string; checks: { name: string; ok: boolean }[] };
+    expect(ready.status).toBe(200);
+    expect(body.status).toBe('ready');
+    expect(body.checks.map((c) => c.name).sort()).toEqual(['cassandra', 'clickhouse', 'kafka', 'schema-registry']);
+    expect(body.checks.every((c) => c.ok)).toBe(true);
+
+    const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(output).toContain('process:stopped');
+  });
+});
