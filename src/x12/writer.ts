@@ -15,6 +15,8 @@ export type ElementValue = string | readonly string[] | { readonly repetitions: 
 export interface SegmentToWrite {
   readonly id: string;
   readonly elements: readonly ElementValue[];
+  /** Elements are already joined with the interchange's component and repetition separators. */
+  readonly joined?: boolean;
 }
 
 /** Delimiters used when settings name none. */
@@ -59,7 +61,8 @@ function writeElement(v: ElementValue, d: Delimiters, where: { segment: string; 
 /** One segment as text, without its terminator. */
 export function formatSegment(segment: SegmentToWrite, d: Delimiters): string {
   const parts = [segment.id];
-  segment.elements.forEach((e, i) => parts.push(writeElement(e, d, { segment: segment.id, element: i + 1 })));
+  const check = segment.joined ? { ...d, component: '\u0000', repetition: null } : d;
+  segment.elements.forEach((e, i) => parts.push(segment.joined && typeof e === 'string' ? checkValue(e, check, { segment: segment.id, element: i + 1 }) : writeElement(e, d, { segment: segment.id, element: i + 1 })));
   return trimTrailing(parts, d.element);
 }
 

@@ -14,11 +14,13 @@ import { readFile } from 'node:fs/promises';
 import { isTdxError, TdxError } from '../../errors.ts';
 import { acknowledgeInterchange } from '../../x12/ack.ts';
 import { structuralWarning, type StructuralFinding, type Warning } from '../../x12/findings.ts';
-import { genericJson, genericToSegments } from '../../x12/generic.ts';
+import { genericToSegments } from '../../x12/generic.ts';
+import { documentToSegments, referenceOf as referenceOfSet, resolveImplementation, segmentNotes, translateSet, validateSet } from '../../x12/impl/index.ts';
 import { readInterchanges, allFindings } from '../../x12/interchange.ts';
 import { readX12Stream } from '../../x12/reader.ts';
 import type { TransactionSetRead } from '../../x12/types.ts';
-import { writeInterchange, type EnvelopeSettings, type GroupToWrite, type SetToWrite } from '../../x12/writer.ts';
+import { delimitersFor, writeInterchange, type EnvelopeSettings, type GroupToWrite, type SegmentToWrite, type SetToWrite } from '../../x12/writer.ts';
+import type { Delimiters } from '../../x12/types.ts';
 import type { CliCommand, CliIo } from '../tdx.ts';
 
 const usage = `usage: tdx x12 <parse|validate|ack|write> FILE [options]
@@ -29,17 +31,10 @@ const usage = `usage: tdx x12 <parse|validate|ack|write> FILE [options]
   write FILE.json             EDI from envelope settings and translations (format: docs/x12.md)
 `;
 
-/** The translation of a set as JSON text (the generic segment-level JSON). */
-function translate(set: TransactionSetRead): string {
-  return genericJson(set);
-}
-
-/** The set's business reference (contract table), when the implementation layer provides one. */
-function referenceOf(_set: TransactionSetRead): string | null {
-  return null;
-}
-
-function setLine(set: TransactionSetRead, warnings: Warning[]): string {
+function setLine(set: TransactionSetRead, structural: Warning[]): string {
+  // translation driven by the base implementation of the set and release (generic without one)
+  const translation = translateSet(set);
+  const warnings = [...structural, ...translation.warnings];
   const head = JSON.stringify({
     transactionSetIdentifier: set.transactionSetIdentifier,
     transactionSetControlNumber: set.controlNumber,
@@ -51,10 +46,10 @@ function setLine(set: TransactionSetRead, warnings: Warning[]): string {
     receiverExtid: set.interchange.receiver.id,
     usageIndicator: set.interchange.usageIndicator,
     release: set.group.release,
-    reference: referenceOf(set),
+    reference: referenceOfSet(set),
     warnings: warnings.map((w) => ({ code: w.code, message: w.message, detail: w.detail ?? null })),
   });
-  return `${head.slice(0, -1)},"document":${translate(set)}}`;
+  return `${head.slice(0, -1)},"document":${JSON.stringify(translation.document)}}`;
 }
 
 function warningsOf(findings: readonly StructuralFinding[]): Warning[] {
@@ -103,7 +98,12 @@ async function validate(file: string, io: CliIo): Promise<number> {
     for (const f of ic.findings) io.stdout.write(where(f) + '\n');
     for (const g of ic.groups) {
       for (const f of g.findings) io.stdout.write(where(f, g.header.controlNumber) + '\n');
-      for (const s of g.sets) for (const f of s.findings) io.stdout.write(where(f, g.header.controlNumber, s.set.controlNumber) + '\n');
+      for (const s of g.sets) {
+        for (const f of s.findings) io.stdout.write(where(f, g.header.controlNumber, s.set.controlNumber) + '\n');
+        for (const f of validateSet(s.set)) {
+          io.stdout.write(JSON.stringify({ scope: 'segment', ...f, interchangeControlNumber: ic.header.controlNumber, groupControlNumber: g.header.controlNumber, transactionSetControlNumber: s.set.controlNumber }) + '\n');
+        }
+      }
     }
   }
   for (const f of read.notes) io.stdout.write(JSON.stringify(f) + '\n');
@@ -139,6 +139,22 @@ async function ack(file: string, args: string[], io: CliIo): Promise<number> {
       acknowledgeInterchange(ic, { interchangeControlNumber: control++, groupControlNumber: groupControl, date, lineBreak: true }, {
         ...(kind ? { kind } : {}),
         acceptWithErrors: args.includes('--accept-with-errors'),
+        validate: (set) => ({
+          segmentErrors: segmentNotes(validateSet(set)).map((n) => ({
+            segmentId: n.segmentId,
+            position: n.position,
+            ...(n.loopId ? { loopId: n.loopId } : {}),
+            code: n.code,
+            elements: n.elements.map((e) => ({
+              position: e.elementPosition,
+              ...(e.componentPosition !== null ? { component: e.componentPosition } : {}),
+              ...(e.repetitionPosition !== null ? { repetition: e.repetitionPosition } : {}),
+              reference: e.elementReference,
+              code: e.code,
+              ...(e.value !== null ? { value: e.value } : {}),
+            })),
+          })),
+        }),
       }),
     );
     groupControl += ic.groups.length;
@@ -159,6 +175,19 @@ interface WriteInput {
   }[];
 }
 
+/**
+ * Body segments of one set to write: an implementation translation (the base implementation of
+ * its set and release), the implementation layer's generic `{segments: [{segment_id, elements}]}`,
+ * or the `{segments: [{id, XX01...}]}` form.
+ */
+function segmentsOf(t: WriteInput['transactionSets'][number], d: Delimiters): SegmentToWrite[] {
+  const first = (t.document as { segments?: { id?: unknown }[] } | null)?.segments?.[0];
+  if (first && typeof first.id === 'string') return genericToSegments(t.document);
+  const impl = resolveImplementation(t.transactionSetIdentifier, t.release);
+  const written = documentToSegments(t.document, impl, { delimiters: d, transactionSetIdentifier: t.transactionSetIdentifier });
+  return written.filter((s) => s.id !== 'ST' && s.id !== 'SE').map((s) => ({ id: s.id, elements: s.elements, joined: true }));
+}
+
 async function write(file: string, io: CliIo): Promise<number> {
   let input: WriteInput;
   try {
@@ -175,6 +204,7 @@ async function write(file: string, io: CliIo): Promise<number> {
   if (!Array.isArray(input.transactionSets) || input.transactionSets.length === 0) throw new TdxError('invalid_body', `${file}: "transactionSets" must be a non-empty array.`, { details: { field: 'transactionSets' } });
   const date = env.date === undefined ? new Date() : new Date(env.date);
   if (Number.isNaN(date.getTime())) throw new TdxError('invalid_body', `${file}: envelope.date is not a date.`, { details: { field: 'envelope.date' } });
+  const delimiters = delimitersFor(env);
   // consecutive sets with the same functional id and release share a group
   const groups: (GroupToWrite & { sets: SetToWrite[] })[] = [];
   let groupControl = env.groupControlNumber ?? env.interchangeControlNumber;
@@ -185,7 +215,7 @@ async function write(file: string, io: CliIo): Promise<number> {
     const set: SetToWrite = {
       transactionSetIdentifier: t.transactionSetIdentifier,
       controlNumber: t.controlNumber ?? t.transactionSetControlNumber ?? i + 1,
-      segments: genericToSegments(t.document),
+      segments: segmentsOf(t, delimiters),
       ...(t.implementationReference ? { implementationReference: t.implementationReference } : {}),
     };
     const last = groups[groups.length - 1];
