@@ -48,7 +48,7 @@ describe('partner implementation', () => {
     ['a missing must-use segment', good.replace('REF*DP*1~', '').replace('SE*6', 'SE*5'), 'REF:3'],
     ['a lowered max use', good.replace('REF*DP*1~', 'REF*DP*1~REF*IA*2~REF*VR*3~').replace('SE*6', 'SE*8'), 'REF:5'],
     ['a must-use element', good.replace('N1*ST*Store*92*01', 'N1*ST*Store'), 'N1:1@3'],
-    ['a not-used element', good.replace('PO1**2', 'PO1*1*2'), 'PO1:10@1/I10'],
+    ['a not-used element', good.replace('PO1**2*EA', 'PO1*1*2*EA'), 'PO1:10@1/I10'],
     ['a lowered loop repeat', good.replace('N1*ST*Store*92*01~', 'N1*ST*A*92*01~N1*BT*B*92*01~N1*SF*C*92*01~N1*RE*D*92*01~').replace('SE*6', 'SE*9'), 'N1:4'],
   ])('flags %s', (_, text, expected) => {
     expect(codes(validateSet(setOf(text), partner))).toContain(expected);
