@@ -35,7 +35,7 @@ export function checkDocument(doc: ConfigDocument, engine: ImplementationEngine)
 
   (doc.implementations ?? []).forEach((d, i) => {
     ref(['implementations', i, 'sourceImplementation'], d.sourceImplementation, implementations, 'implementation');
-    for (const p of engine.check(d.definition)) problems.push({ path: ['implementations', i, 'definition', ...p.path], message: p.message });
+    for (const p of engine.check({ ...d, status: d.status ?? 'draft', description: d.description ?? null })) problems.push({ path: ['implementations', i, 'definition', ...p.path], message: p.message });
   });
   const envelopeExternal = new Map((doc.envelopes ?? []).map((e) => [e.name, e.external]));
   const connectionKind = new Map((doc.connections ?? []).map((c) => [c.name, c.kind]));

@@ -125,7 +125,7 @@ export function planApply(doc: ConfigDocument, current: OrgConfigState, ctx: Pla
   }));
   const implIds = byName(current.implementations);
   const implementations = reconcile('implementation', current.implementations, doc.implementations ?? [], (r) => r.name, (d) => d.name, (d) => {
-    const counts = ctx.engine.counts(d.definition);
+    const counts = ctx.engine.counts({ ...d, status: d.status ?? 'draft', description: d.description ?? null });
     return {
       name: d.name,
       version: d.version,

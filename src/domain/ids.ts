@@ -5,16 +5,34 @@
 
 const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
-/** A new UUIDv7 string (lowercase, hyphenated). `now` is injectable for tests. */
+let lastMs = 0;
+let seq = 0;
+
+/**
+ * A new UUIDv7 string (lowercase, hyphenated). Ids made by one process are strictly
+ * increasing, also within one millisecond (a 12-bit sequence in `rand_a`, RFC 9562 §6.2
+ * method 1), so records created together list in creation order. `now` is injectable.
+ */
 export function newId(now: number = Date.now()): string {
   const b = new Uint8Array(16);
   crypto.getRandomValues(b);
-  let ms = now;
+  if (now <= lastMs) {
+    seq++;
+    if (seq > 0xfff) {
+      lastMs++;
+      seq = 0;
+    }
+  } else {
+    lastMs = now;
+    seq = (b[7] ?? 0) & 0x7f;
+  }
+  let ms = lastMs;
   for (let i = 5; i >= 0; i--) {
     b[i] = ms % 256;
     ms = Math.floor(ms / 256);
   }
-  b[6] = ((b[6] ?? 0) & 0x0f) | 0x70;
+  b[6] = 0x70 | (seq >> 8);
+  b[7] = seq & 0xff;
   b[8] = ((b[8] ?? 0) & 0x3f) | 0x80;
   let s = '';
   for (let i = 0; i < 16; i++) {

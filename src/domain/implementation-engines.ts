@@ -1,6 +1,7 @@
 /**
- * The implementation engine configuration and the API use.
+ * The implementation engine configuration and the API use: the X12 engine's model.
  */
-import { basicImplementationEngine, type ImplementationEngine } from './implementation-engine.ts';
+import type { ImplementationEngine } from './implementation-engine.ts';
+import { x12ImplementationEngine } from './x12-implementation-engine.ts';
 
-export const implementationEngine: ImplementationEngine = basicImplementationEngine;
+export const implementationEngine: ImplementationEngine = x12ImplementationEngine;

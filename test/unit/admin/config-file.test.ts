@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { parseConfigText } from '../../../src/admin/config-file.ts';
-import { basicImplementationEngine } from '../../../src/domain/implementation-engine.ts';
+import { x12ImplementationEngine as x12Engine } from '../../../src/domain/x12-implementation-engine.ts';
 import { TdxError } from '../../../src/errors.ts';
 
 const demoText = readFileSync('deploy/demo/config.yaml', 'utf8');
 
 function problems(text: string, file = 'cfg.yaml') {
   try {
-    parseConfigText(file, text, basicImplementationEngine);
+    parseConfigText(file, text, x12Engine);
   } catch (err) {
     expect(err).toBeInstanceOf(TdxError);
     const e = err as TdxError;
@@ -20,7 +20,7 @@ function problems(text: string, file = 'cfg.yaml') {
 
 describe('parseConfigText', () => {
   it('accepts the demo configuration', () => {
-    const doc = parseConfigText('demo.yaml', demoText, basicImplementationEngine);
+    const doc = parseConfigText('demo.yaml', demoText, x12Engine);
     expect(doc.partners?.map((p) => [p.key, p.deliveryMethod])).toEqual([
       ['ACME', 'webhook'],
       ['GLOBEX', 'polling'],

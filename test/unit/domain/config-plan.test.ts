@@ -3,7 +3,7 @@ import { parse } from 'yaml';
 import { readFileSync } from 'node:fs';
 import { planApply, type PlanContext } from '../../../src/domain/config-plan.ts';
 import { EMPTY_STATE, type ConfigDocument, type OrgConfigState } from '../../../src/domain/configuration.ts';
-import { basicImplementationEngine } from '../../../src/domain/implementation-engine.ts';
+import { x12ImplementationEngine as x12Engine } from '../../../src/domain/x12-implementation-engine.ts';
 import { exportDocument } from '../../../src/domain/config-export.ts';
 
 const demo = (): ConfigDocument => parse(readFileSync('deploy/demo/config.yaml', 'utf8')) as ConfigDocument;
@@ -15,7 +15,7 @@ function ctx(at = '2026-03-01T00:00:00.000Z'): PlanContext {
     newId: () => `00000000-0000-7000-8000-${String(++n).padStart(12, '0')}-${at}`,
     author: 'tester',
     newSigningSecret: () => `whsec_${Buffer.from(`generated-${n}`).toString('base64')}`,
-    engine: basicImplementationEngine,
+    engine: x12Engine,
   };
 }
 

@@ -7,7 +7,7 @@ import { createApp } from '../../../../src/http/app.ts';
 import { createPlatformRouter } from '../../../../src/http/platform/router.ts';
 import { planApply } from '../../../../src/domain/config-plan.ts';
 import { EMPTY_STATE, type ConfigDocument } from '../../../../src/domain/configuration.ts';
-import { basicImplementationEngine } from '../../../../src/domain/implementation-engine.ts';
+import { x12ImplementationEngine as x12Engine } from '../../../../src/domain/x12-implementation-engine.ts';
 import { newId } from '../../../../src/domain/ids.ts';
 import { createLogger } from '../../../../src/logger.ts';
 import { FakeConfig, FakeOrgs, FakeRateLimits } from './fakes.ts';
@@ -21,7 +21,7 @@ export async function startHarness(opts: { perMinute?: number } = {}) {
   const orgA = newId();
   const orgB = newId();
   const plan = (doc: ConfigDocument) =>
-    planApply(doc, EMPTY_STATE, { now: new Date().toISOString(), newId: () => newId(), author: 'unit', newSigningSecret: () => 'whsec_Z2VuZXJhdGVkLXNlY3JldC12YWx1ZQ==', engine: basicImplementationEngine }).state;
+    planApply(doc, EMPTY_STATE, { now: new Date().toISOString(), newId: () => newId(), author: 'unit', newSigningSecret: () => 'whsec_Z2VuZXJhdGVkLXNlY3JldC12YWx1ZQ==', engine: x12Engine }).state;
   config.states.set(orgA, plan(demoDoc()));
   config.states.set(orgB, plan(demoDoc()));
   const logger = createLogger({ logLevel: 'silent', serviceName: 'unit' });
@@ -30,7 +30,7 @@ export async function startHarness(opts: { perMinute?: number } = {}) {
     keys: orgs,
     rateLimits: rates,
     configStore: config,
-    engine: basicImplementationEngine,
+    engine: x12Engine,
     logger,
   });
   const app = createApp({ logger, checks: [], routers: [platform.router] });
