@@ -354,8 +354,9 @@ class Scanner {
       if (!(digits.test(declared) && Number(declared) === set.count)) {
         findings.push(this.finding('segment_count_mismatch', 'transaction_set', ak5Codes.segment_count_mismatch, `Transaction set ${id} ${control}: SE01 says ${declared} segments, ${set.count} were counted.`, { declared, counted: set.count }, 'SE', set.count, offset));
       }
+      // compared as written: a padded ST02 ("1234 ") is a different control number
       const trailer = se[1] ?? '';
-      if (trailer.trim() !== control) {
+      if (trailer !== (set.st[1] ?? '')) {
         findings.push(this.finding('set_control_mismatch', 'transaction_set', ak5Codes.set_control_mismatch, `Transaction set ${id}: ST02 ${set.st[1] ?? ''} and SE02 ${trailer} differ.`, { header: set.st[1] ?? '', trailer }, 'SE', set.count, offset));
       }
     }
