@@ -274,7 +274,7 @@ class Pass {
   /** A simple element or component. `parent` is the composite's position for a component. */
   private simple(cs: CSegment, def: CElement, raw: string, parent: number | null, rep: number | null): unknown {
     const v = this.validate;
-    const name = parent === null ? `${cs.id}${pad2(def.position)}` : `${cs.id}${pad2(parent)}-${pad2(def.position)}`;
+    const name = v || def.t === T_DT ? elementName(cs.id, def.position, parent) : '';
     const ep = parent === null ? def.position : parent;
     const cp = parent === null ? null : def.position;
     switch (def.t) {
@@ -323,7 +323,7 @@ class Pass {
   }
 
   private missing(cs: CSegment, def: CElement, parent: number | null): void {
-    const name = parent === null ? `${cs.id}${pad2(def.position)}` : `${cs.id}${pad2(parent)}-${pad2(def.position)}`;
+    const name = elementName(cs.id, def.position, parent);
     this.elementFinding('1', parent ?? def.position, parent === null ? null : def.position, null, def.reference, null, `Mandatory element ${name} (${def.def.name}) is missing.`);
   }
 
@@ -405,6 +405,11 @@ class Pass {
     };
     this.findings.push(implementationCode ? { ...f, implementationCode } : f);
   }
+}
+
+/** "DTM02", or "REF04-01" for a component. */
+function elementName(segment: string, position: number, parent: number | null): string {
+  return parent === null ? `${segment}${pad2(position)}` : `${segment}${pad2(parent)}-${pad2(position)}`;
 }
 
 function tableOf(doc: JsonObject, table: string): JsonObject {
