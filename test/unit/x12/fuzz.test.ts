@@ -1,0 +1,101 @@
+/**
+ * Fuzz: mutated inputs (bytes flipped, segments dropped, delimiters swapped) end with a result
+ * or a typed `x12_unreadable` error, never another exception or a hang. Seeds are fixed and
+ * runs bounded so CI stays fast. Uses the corpus when present, else the own fixtures.
+ */
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { isTdxError } from '../../../src/errors.ts';
+import { readInterchanges } from '../../../src/x12/interchange.ts';
+import { readX12Stream } from '../../../src/x12/reader.ts';
+import { fixture, fixturesDir } from './helpers.ts';
+
+const corpus = fileURLToPath(new URL('../../../../shared/corpus/x12/', import.meta.url));
+const inputs: Buffer[] = existsSync(corpus)
+  ? readdirSync(corpus)
+      .filter((d) => statSync(corpus + d).isDirectory())
+      .flatMap((d) => readdirSync(corpus + d).map((f) => readFileSync(`${corpus}${d}/${f}`)))
+      .filter((b) => b.length < 20_000)
+  : readdirSync(fixturesDir).map(fixture);
+
+type Mutation = { kind: 'flip'; at: number; byte: number } | { kind: 'drop'; at: number } | { kind: 'swap'; a: number; b: number } | { kind: 'cut'; at: number };
+
+function mutate(input: Buffer, mutations: Mutation[]): Buffer {
+  let b = Buffer.from(input);
+  for (const m of mutations) {
+    if (b.length === 0) break;
+    if (m.kind === 'flip') b[m.at % b.length] = m.byte;
+    else if (m.kind === 'cut') b = b.subarray(0, m.at % b.length);
+    else if (m.kind === 'drop') {
+      // drop one segment: from one terminator to the next (terminator read from the ISA position)
+      const term = b[105] ?? 0x7e;
+      const start = b.indexOf(term, m.at % b.length);
+      const end = start < 0 ? -1 : b.indexOf(term, start + 1);
+      if (end > start) b = Buffer.concat([b.subarray(0, start), b.subarray(end)]);
+    } else {
+      // swap two delimiter bytes everywhere
+      const x = b[3 + (m.a % 4 === 0 ? 0 : 100 + (m.a % 4))] ?? 0x2a;
+      const y = b[3 + (m.b % 4 === 0 ? 0 : 100 + (m.b % 4))] ?? 0x7e;
+      b = Buffer.from(b.map((c) => (c === x ? y : c === y ? x : c)));
+    }
+  }
+  return b;
+}
+
+const mutation: fc.Arbitrary<Mutation> = fc.oneof(
+  fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }),
+  fc.record({ kind: fc.constant('drop' as const), at: fc.nat() }),
+  fc.record({ kind: fc.constant('swap' as const), a: fc.nat(), b: fc.nat() }),
+  fc.record({ kind: fc.constant('cut' as const), at: fc.nat() }),
+);
+
+function settle(fn: () => unknown): 'read' | 'refused' {
+  try {
+    fn();
+    return 'read';
+  } catch (err) {
+    if (isTdxError(err) && err.code === 'x12_unreadable') return 'refused';
+    throw err;
+  }
+}
+
+describe('reader fuzz', () => {
+  it('ends every mutated input with a result or a typed error', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: inputs.length - 1 }), fc.array(mutation, { minLength: 1, maxLength: 6 }), (which, ms) => {
+        const input = mutate(inputs[which]!, ms);
+        const t0 = performance.now();
+        const outcome = settle(() => {
+          const read = readInterchanges(input);
+          // touch every set's segments so the lazy split runs too
+          for (const ic of read.interchanges) for (const g of ic.groups) for (const s of g.sets) void s.set.segments.length;
+        });
+        expect(['read', 'refused']).toContain(outcome);
+        expect(performance.now() - t0).toBeLessThan(2000);
+      }),
+      { seed: 20240315, numRuns: 600 },
+    );
+  });
+
+  it('streams mutated inputs to the same outcome as the whole-input read', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: inputs.length - 1 }), fc.array(mutation, { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 97 }), async (which, ms, size) => {
+        const input = mutate(inputs[which]!, ms);
+        const whole = settle(() => readInterchanges(input));
+        const chunks: Buffer[] = [];
+        for (let i = 0; i < input.length; i += size) chunks.push(input.subarray(i, i + size));
+        let streamed: 'read' | 'refused' = 'read';
+        try {
+          for await (const _ of readX12Stream(chunks)) void _;
+        } catch (err) {
+          if (!(isTdxError(err) && err.code === 'x12_unreadable')) throw err;
+          streamed = 'refused';
+        }
+        expect(streamed).toBe(whole);
+      }),
+      { seed: 7, numRuns: 200 },
+    );
+  });
+});
