@@ -2,16 +2,13 @@
  * Opens the Cassandra session the administration commands use (keyspace from the
  * configuration; `tdx migrate` creates the tables).
  */
-import cassandra from 'cassandra-driver';
 import type { Config } from '../config.ts';
 import { TdxError } from '../errors.ts';
+import { createLogger } from '../logger.ts';
+import { createCassandraClient, type CassandraClient } from '../adapters/cassandra/client.ts';
 
-export async function openAdminSession(config: Config): Promise<cassandra.Client> {
-  const client = new cassandra.Client({
-    contactPoints: [...config.cassandra.contactPoints],
-    localDataCenter: config.cassandra.localDataCenter,
-    keyspace: config.cassandra.keyspace,
-  });
+export async function openAdminSession(config: Config): Promise<CassandraClient> {
+  const client = createCassandraClient(config, createLogger({ ...config, logLevel: 'warn' }));
   try {
     await client.connect();
   } catch (err) {

@@ -1,0 +1,111 @@
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CassandraConfigAdminStore } from '../../../src/adapters/cassandra/config-store.ts';
+import { CassandraOrganizationStore } from '../../../src/adapters/cassandra/organization-store.ts';
+import { cassandraEnv, orgWithKeys, type Env } from '../platform/support.ts';
+
+let env: Env;
+const dir = mkdtempSync(path.join(tmpdir(), 'tdx-config-'));
+const demo = readFileSync('deploy/demo/config.yaml', 'utf8');
+
+beforeAll(async () => {
+  env = await cassandraEnv();
+});
+afterAll(async () => env?.close());
+
+describe('tdx admin', () => {
+  it('creates an organization, prints keys once, lists and revokes them', async () => {
+    const { org, standard } = await orgWithKeys(env, 'Admin Test Org');
+    expect(org).toMatch(/^[0-9a-f-]{36}$/);
+    expect(standard).toMatch(/^tdx_[A-Za-z0-9_-]{43}$/);
+    const list = await env.tdx(['admin', 'key', 'list', '--org', org, '--json']);
+    const keys = JSON.parse(list.stdout) as { id: string; kind: string; prefix: string; revokedAt: string | null }[];
+    expect(keys.map((k) => k.kind).sort()).toEqual(['read-only', 'sandbox', 'standard']);
+    expect(list.stdout).not.toContain(standard);
+    const rows = await env.client.execute('SELECT key_hash FROM api_keys WHERE org_id = ?', [org]);
+    expect(rows.rows.map((r) => String(r.get('key_hash')))).not.toContain(standard);
+    const std = keys.find((k) => k.kind === 'standard')!;
+    expect((await env.tdx(['admin', 'key', 'revoke', '--org', org, std.id])).code).toBe(0);
+    const after = JSON.parse((await env.tdx(['admin', 'key', 'list', '--org', org, '--json'])).stdout) as typeof keys;
+    expect(after.find((k) => k.id === std.id)!.revokedAt).not.toBeNull();
+    const bad = await env.tdx(['admin', 'key', 'create', '--org', org, '--kind', 'admin']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--kind');
+  });
+});
+
+describe('tdx config apply', () => {
+  it('applies the demo file, and applying it again leaves identical state', async () => {
+    const { org } = await orgWithKeys(env, 'Demo');
+    const store = new CassandraConfigAdminStore(env.client);
+    const first = await env.tdx(['config', 'apply', 'deploy/demo/config.yaml', '--org', org]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/change\(s\) applied/);
+    const state1 = await store.loadState(org);
+    expect(state1.partners.map((p) => p.key).sort()).toEqual(['ACME', 'GLOBEX']);
+    expect(state1.flows.filter((f) => f.current).map((f) => f.status)).toEqual(['active', 'active', 'active', 'active']);
+    const second = await env.tdx(['config', 'apply', 'deploy/demo/config.yaml', '--org', org]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout.trim()).toBe('no changes');
+    expect(await store.loadState(org)).toEqual(state1);
+
+    // export writes the same format back; applying the export changes nothing either
+    const exported = await env.tdx(['config', 'export', '--org', org]);
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).not.toContain('demo-acme-sftp-password');
+    const file = path.join(dir, 'export.yaml');
+    writeFileSync(file, exported.stdout);
+    expect((await env.tdx(['config', 'apply', file, '--org', org])).stdout.trim()).toBe('no changes');
+    expect(await store.loadState(org)).toEqual(state1);
+  });
+
+  it('rejects an invalid file naming file, line and field, and applies nothing of it', async () => {
+    const { org } = await orgWithKeys(env, 'Invalid');
+    const store = new CassandraConfigAdminStore(env.client);
+    expect((await env.tdx(['config', 'apply', 'deploy/demo/config.yaml', '--org', org])).code).toBe(0);
+    const before = await store.loadState(org);
+    // a valid change early in the file and an invalid one late: neither may land
+    const text = demo.replace('url: http://127.0.0.1:9901/edi/inbound', 'url: http://127.0.0.1:9902/changed').replace('deliveryMethod: polling', 'deliveryMethod: fax');
+    const file = path.join(dir, 'bad.yaml');
+    writeFileSync(file, text);
+    const r = await env.tdx(['config', 'apply', file, '--org', org]);
+    expect(r.code).toBe(2);
+    const line = text.split('\n').findIndex((l) => l.includes('deliveryMethod: fax')) + 1;
+    expect(r.stderr).toContain(`${file}:${line}:`);
+    expect(r.stderr).toContain('partners[1].deliveryMethod');
+    expect(await store.loadState(org)).toEqual(before);
+  });
+
+  it('a changed transformation adds a mapping version; a changed delivery method rebuilds both flows as version 2', async () => {
+    const { org } = await orgWithKeys(env, 'Changes');
+    const store = new CassandraConfigAdminStore(env.client);
+    expect((await env.tdx(['config', 'apply', 'deploy/demo/config.yaml', '--org', org])).code).toBe(0);
+    const text = demo
+      .replace('"orderNumber": BEG.BEG03,', '"orderNumber": $string(BEG.BEG03),')
+      .replace('deliveryMethod: polling', 'deliveryMethod: webhook')
+      .replace('webhooks: { error: erp-notifications }', 'webhooks: { inbound: erp-inbound, error: erp-notifications }');
+    const file = path.join(dir, 'changed.yaml');
+    writeFileSync(file, text);
+    const r = await env.tdx(['config', 'apply', file, '--org', org, '--author', 'ops']);
+    expect(r.code, r.stderr).toBe(0);
+    const state = await store.loadState(org);
+    const m = state.mappings.find((x) => x.name === 'demo-850-to-erp')!;
+    expect(m.currentVersion).toBe(2);
+    expect(state.mappingVersions.filter((v) => v.mappingId === m.id).map((v) => [v.versionNumber, v.createdBy.name]).sort()).toEqual([
+      [1, expect.any(String)],
+      [2, 'ops'],
+    ]);
+    const globex = state.partners.find((p) => p.key === 'GLOBEX')!;
+    const flows = state.flows.filter((f) => f.partnerId === globex.id).map((f) => [f.direction, f.versionNumber, f.current]);
+    expect(flows.sort()).toEqual([
+      ['inbound', 1, false],
+      ['inbound', 2, true],
+      ['outbound', 1, false],
+      ['outbound', 2, true],
+    ]);
+    const orgs = new CassandraOrganizationStore(env.client);
+    expect(await orgs.getOrganization(org)).not.toBeNull();
+  });
+});
