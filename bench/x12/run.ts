@@ -4,7 +4,8 @@
  * (a) envelope scan + split into transaction sets + structural checks: ours (`readX12`) against
  *     @stedi/x12-tools `metadata()` (envelope scan, WebAssembly).
  * (b) full translation to JSON: ours (`readX12` + the generic segment-level translation written as
- *     JSON text, `genericJson`) against
+ *     JSON text, `genericJson`; and the implementation-driven translation, `translateSet`, of
+ *     the 850 base implementation) against
  *     node-x12 (full parse into its object model) and x12-parser (segments streamed as objects).
  *
  * Every tool gets the same text; each figure is the best of several runs. BENCH_X12_MB sets the
@@ -15,6 +16,7 @@ import { metadata } from '@stedi/x12-tools';
 import { X12Parser } from 'node-x12';
 import { X12parser } from 'x12-parser';
 import { genericJson } from '../../src/x12/generic.ts';
+import { translateSet } from '../../src/x12/impl/index.ts';
 import { readX12 } from '../../src/x12/reader.ts';
 import { generateInterchange } from './generate.ts';
 
@@ -42,6 +44,12 @@ function oursScan(): number {
 function oursTranslate(): number {
   let chars = 0;
   for (const e of readX12(text)) if (e.type === 'set') chars += genericJson(e.set).length;
+  return chars;
+}
+
+function oursImplementation(): number {
+  let chars = 0;
+  for (const e of readX12(text)) if (e.type === 'set') chars += JSON.stringify(translateSet(e.set).document).length;
   return chars;
 }
 
@@ -78,14 +86,17 @@ const rows = [
   await best('(a) tdx readX12: scan + split + structural checks', 7, oursScan),
   await best('(a) @stedi/x12-tools metadata(): envelope scan', 3, stediScan),
   await best('(b) tdx readX12 + generic translation to JSON text', 5, oursTranslate),
+  await best('(b) tdx readX12 + 850 implementation translation, JSON text', 3, oursImplementation),
   await best('(b) node-x12 X12Parser.parse: full parse', 2, nodeX12),
   await best('(b) x12-parser X12parser: streamed segments', 2, x12ParserStream),
 ];
 const w = Math.max(...rows.map((r) => r.name.length));
 console.log(`${'tool'.padEnd(w)}  ${'ms'.padStart(9)}  ${'MB/s'.padStart(9)}`);
 for (const r of rows) console.log(`${r.name.padEnd(w)}  ${r.ms.toFixed(1).padStart(9)}  ${r.mbs.toFixed(1).padStart(9)}`);
-const [scan, stedi, translate, nx, xp] = rows as [typeof rows[0], typeof rows[0], typeof rows[0], typeof rows[0], typeof rows[0]];
+const [scan, stedi, translate, impl, nx, xp] = rows as [typeof rows[0], typeof rows[0], typeof rows[0], typeof rows[0], typeof rows[0], typeof rows[0]];
 console.log('\nratios (goal in brackets):');
 console.log(`  (a) scan vs @stedi/x12-tools metadata(): ${(scan.mbs / stedi.mbs).toFixed(1)}x  [>= 4x]`);
 console.log(`  (b) translation vs node-x12:             ${(translate.mbs / nx.mbs).toFixed(1)}x  [>= 10x]`);
 console.log(`  (b) translation vs x12-parser:           ${(translate.mbs / xp.mbs).toFixed(1)}x  [>= 4x]`);
+console.log(`  (b) implementation translation vs node-x12:   ${(impl.mbs / nx.mbs).toFixed(1)}x  [>= 10x]`);
+console.log(`  (b) implementation translation vs x12-parser: ${(impl.mbs / xp.mbs).toFixed(1)}x  [>= 4x]`);
