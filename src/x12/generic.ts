@@ -1,16 +1,22 @@
 /**
- * The generic, segment-level JSON of a transaction set: used when no implementation describes
- * the set, and read back by the writer. Shape (docs/x12.md, "Generic translation"):
+ * The generic, segment-level JSON of a transaction set: the translation of a set no
+ * implementation describes, the form of segments an implementation cannot place
+ * (`unrecognized_segments`), and what the writer reads back. Shape (docs/x12.md, "Generic
+ * translation"):
  *
- *   { "segments": [ { "id": "BEG", "BEG01": "00", "BEG03": "PO123" },
+ *   { "segments": [ { "id": "ST", "ST01": "850", "ST02": "0001" },
+ *                   { "id": "BEG", "BEG01": "00", "BEG03": "PO123" },
  *                   { "id": "PO1", "PO106": "UP", "PO107": ["A", "B"] },
- *                   { "id": "REF", "REF04": { "repetitions": ["X", ["Y", "Z"]] } } ] }
+ *                   { "id": "REF", "REF04": { "repetitions": ["X", ["Y", "Z"]] } },
+ *                   { "id": "SE", "SE01": "5", "SE02": "0001" } ] }
  *
- * Keys are the segment id and the 2-digit element position; empty elements are left out; a
- * composite is an array of its components; a repeated element is `{repetitions: [...]}`.
- * ST and SE are not part of the document (the envelope writes them).
+ * Keys are the segment id and the 2-digit element position; values are the raw text; empty
+ * elements are left out; a composite is an array of its components; a repeated element is
+ * `{repetitions: [...]}`. ST and SE are kept as read; the writer takes ST from the envelope
+ * settings and computes SE.
  */
 import { TdxError } from '../errors.ts';
+import { charIn, isSkippable, setText, trimSegmentEnd } from './set-read.ts';
 import type { Delimiters, TransactionSetRead } from './types.ts';
 import type { ElementValue, SegmentToWrite } from './writer.ts';
 
@@ -23,108 +29,100 @@ export interface GenericDocument {
   segments: GenericSegment[];
 }
 
-function valueOf(raw: string, d: Delimiters): GenericValue {
-  const split = (v: string): string | string[] => (v.indexOf(d.component) < 0 ? v : v.split(d.component));
-  if (d.repetition !== null && raw.indexOf(d.repetition) >= 0) return { repetitions: raw.split(d.repetition).map(split) };
-  return split(raw);
-}
-
 const keyCache = new Map<string, string[]>();
 
-/** Element keys of a segment id ("BEG01", "BEG02", ...), built once per id. */
+/** JSON text of the element keys of a segment id (`"BEG01":`, ...), built once per id. */
 function keysOf(id: string, count: number): string[] {
   let keys = keyCache.get(id);
   if (keys === undefined) {
     keys = [];
-    keyCache.set(id, keys);
+    if (keyCache.size < 4096) keyCache.set(id, keys);
   }
-  while (keys.length < count) keys.push(`${id}${String(keys.length + 1).padStart(2, '0')}`);
+  while (keys.length < count) keys.push(JSON.stringify(`${id}${String(keys.length + 1).padStart(2, '0')}`) + ':');
   return keys;
-}
-
-/** The generic translation of a set (never fails). */
-export function genericDocument(set: TransactionSetRead): GenericDocument {
-  const d = set.interchange.delimiters;
-  const segments: GenericSegment[] = [];
-  for (const s of set.segments) {
-    if (s.id === 'ST' || s.id === 'SE') continue;
-    const out: GenericSegment = { id: s.id };
-    const elements = s.elements;
-    const keys = keysOf(s.id, elements.length);
-    for (let i = 0; i < elements.length; i++) {
-      const e = elements[i]!;
-      if (e !== '') out[keys[i]!] = valueOf(e, d);
-    }
-    segments.push(out);
-  }
-  return { segments };
-}
-
-const keyPattern = /^([A-Z0-9]{2,3})([0-9]{2})$/;
-
-/** Segments to write from a generic document. Throws TdxError `invalid_body` naming the bad entry. */
-export function genericToSegments(doc: unknown): SegmentToWrite[] {
-  const segments = (doc as { segments?: unknown } | null)?.segments;
-  if (!Array.isArray(segments)) throw new TdxError('invalid_body', 'The document must be an object with a "segments" array.', { details: { field: 'document.segments' } });
-  const out: SegmentToWrite[] = [];
-  segments.forEach((s: unknown, index) => {
-    const seg = s as Record<string, unknown> | null;
-    const id = seg?.['id'];
-    if (typeof id !== 'string' || !/^[A-Z0-9]{2,3}$/.test(id)) {
-      throw new TdxError('invalid_body', `document.segments[${index}] has no valid "id".`, { details: { field: `document.segments[${index}].id` } });
-    }
-    if (id === 'ST' || id === 'SE') return;
-    const elements: ElementValue[] = [];
-    for (const [key, value] of Object.entries(seg!)) {
-      if (key === 'id') continue;
-      const m = keyPattern.exec(key);
-      if (!m || m[1] !== id) throw new TdxError('invalid_body', `document.segments[${index}]: key "${key}" is not ${id}NN.`, { details: { field: `document.segments[${index}].${key}` } });
-      const position = Number(m[2]);
-      while (elements.length < position) elements.push('');
-      elements[position - 1] = toElement(value, `document.segments[${index}].${key}`);
-    }
-    out.push({ id, elements });
-  });
-  return out;
-}
-
-function toElement(v: unknown, field: string): ElementValue {
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number') return String(v);
-  if (Array.isArray(v) && v.every((c) => typeof c === 'string')) return v;
-  const reps = (v as { repetitions?: unknown } | null)?.repetitions;
-  if (Array.isArray(reps) && reps.every((r) => typeof r === 'string' || (Array.isArray(r) && r.every((c) => typeof c === 'string')))) {
-    return { repetitions: reps };
-  }
-  throw new TdxError('invalid_body', `${field} must be a string, an array of component strings or {repetitions: [...]}.`, { details: { field } });
 }
 
 /** Characters that JSON strings must escape. */
 // eslint-disable-next-line no-control-regex -- control characters are exactly what JSON must escape
 const needsEscape = /["\\\u0000-\u001f\u2028\u2029]/;
 
-function jsonString(v: string, escape: boolean): string {
-  return escape ? JSON.stringify(v) : '"' + v + '"';
+/** True when some text of `text` must be escaped in JSON strings (checked once per set). */
+export function hasJsonEscapes(text: string): boolean {
+  return needsEscape.test(text);
 }
 
-function jsonComposite(v: string, comp: string, escape: boolean): string {
-  if (v.indexOf(comp) < 0) return jsonString(v, escape);
-  return '[' + v.split(comp).map((c) => jsonString(c, escape)).join(',') + ']';
+function jsonString(t: string, a: number, b: number, escape: boolean): string {
+  return escape ? JSON.stringify(t.slice(a, b)) : '"' + t.slice(a, b) + '"';
+}
+
+/** JSON text of `t[a, b)` as a component list when it holds the component separator. */
+function jsonComposite(t: string, a: number, b: number, comp: number, escape: boolean): string {
+  let c = charIn(t, comp, a, b);
+  if (c === b) return jsonString(t, a, b, escape);
+  let out = '[' + jsonString(t, a, c, escape);
+  for (;;) {
+    const x = c + 1;
+    c = charIn(t, comp, x, b);
+    if (c === b) return out + ',' + jsonString(t, x, b, escape) + ']';
+    out += ',' + jsonString(t, x, c, escape);
+  }
+}
+
+function jsonValue(t: string, a: number, b: number, d: Delimiters, escape: boolean): string {
+  const comp = d.component.charCodeAt(0);
+  if (d.repetition !== null) {
+    const rep = d.repetition.charCodeAt(0);
+    let r = charIn(t, rep, a, b);
+    if (r < b) {
+      let out = '{"repetitions":[' + jsonComposite(t, a, r, comp, escape);
+      for (;;) {
+        const x = r + 1;
+        r = charIn(t, rep, x, b);
+        if (r === b) return out + ',' + jsonComposite(t, x, b, comp, escape) + ']}';
+        out += ',' + jsonComposite(t, x, r, comp, escape);
+      }
+    }
+  }
+  return jsonComposite(t, a, b, comp, escape);
 }
 
 /**
- * The generic translation written straight to JSON text, equal to
- * `JSON.stringify(genericDocument(set))` but without building the objects: the hot path of
- * inbound translation, which stores and delivers JSON text.
+ * JSON text of one segment in the generic shape. The segment is `t[pos, stop)`; its id ends at
+ * `sep` (the first element separator, or `stop`). `escape`: the text holds characters JSON must
+ * escape (`hasJsonEscapes`).
+ */
+export function genericSegmentJson(t: string, pos: number, sep: number, stop: number, d: Delimiters, escape: boolean): string {
+  const id = t.slice(pos, sep);
+  let out = '{"id":' + jsonString(t, pos, sep, escape);
+  if (sep >= stop) return out + '}';
+  const el = d.element;
+  let keys = keyCache.get(id) ?? keysOf(id, 8);
+  let i = 0;
+  let a = sep + 1;
+  for (;;) {
+    let b = t.indexOf(el, a);
+    if (b < 0 || b > stop) b = stop;
+    if (b > a) {
+      if (keys.length <= i) keys = keysOf(id, i + 1);
+      out += ',' + keys[i]! + jsonValue(t, a, b, d, escape);
+    }
+    i++;
+    if (b >= stop) break;
+    a = b + 1;
+  }
+  return out + '}';
+}
+
+/**
+ * The generic translation of a set written straight to JSON text, without building objects:
+ * the hot path when a set has no implementation. `JSON.parse` of it is `genericDocument(set)`.
  */
 export function genericJson(set: TransactionSetRead): string {
-  const text = (set as { text?: unknown }).text;
-  if (typeof text !== 'string') return JSON.stringify(genericDocument(set));
   const d = set.interchange.delimiters;
-  const el = d.element;
+  const text = setText(set);
+  const escape = hasJsonEscapes(text);
+  const elCode = d.element.charCodeAt(0);
   const term = d.segment;
-  const comp = d.component;
-  const rep = d.repetition;
   const trimEnd = term === '\n' || term === '\r';
   const n = text.length;
   let out = '{"segments":[';
@@ -132,46 +130,77 @@ export function genericJson(set: TransactionSetRead): string {
   let pos = 0;
   while (pos < n) {
     let c = text.charCodeAt(pos);
-    while (pos < n && (c === 10 || c === 13 || c === 32 || c === 9 || c === 0 || c === 0x1a || c === 0xfeff) && c !== el.charCodeAt(0)) c = text.charCodeAt(++pos);
+    while (pos < n && c !== elCode && isSkippable(c)) c = text.charCodeAt(++pos);
     if (pos >= n) break;
     let end = text.indexOf(term, pos);
     if (end < 0) end = n;
-    let stop = end;
-    if (trimEnd) while (stop > pos && (text.charCodeAt(stop - 1) === 13 || text.charCodeAt(stop - 1) === 32)) stop--;
-    let sep = text.indexOf(el, pos);
-    if (sep < 0 || sep > stop) sep = stop;
-    const id = text.slice(pos, sep);
-    if (id === 'ST' || id === 'SE') {
-      pos = end + 1;
-      continue;
+    const stop = trimSegmentEnd(text, pos, end, trimEnd);
+    if (stop > pos) {
+      let sep = text.indexOf(d.element, pos);
+      if (sep < 0 || sep > stop) sep = stop;
+      out += (first ? '' : ',') + genericSegmentJson(text, pos, sep, stop, d, escape);
+      first = false;
     }
-    const seg = text.slice(pos, stop);
-    const escape = needsEscape.test(seg);
-    const hasComp = seg.indexOf(comp) >= 0;
-    const hasRep = rep !== null && seg.indexOf(rep) >= 0;
-    out += (first ? '{"id":' : ',{"id":') + jsonString(id, escape);
-    first = false;
-    let i = 0;
-    let a = sep + 1;
-    let keys: string[] | null = null;
-    while (a <= stop && sep < stop) {
-      let b = text.indexOf(el, a);
-      if (b < 0 || b > stop) b = stop;
-      i++;
-      if (b > a) {
-        keys ??= keyCache.get(id) ?? keysOf(id, 1);
-        if (keys.length < i) keys = keysOf(id, i);
-        const v = text.slice(a, b);
-        let json: string;
-        if (hasRep && v.indexOf(rep) >= 0) json = '{"repetitions":[' + v.split(rep).map((r) => (hasComp ? jsonComposite(r, comp, escape) : jsonString(r, escape))).join(',') + ']}';
-        else json = hasComp ? jsonComposite(v, comp, escape) : jsonString(v, escape);
-        out += ',"' + keys[i - 1]! + '":' + json;
-      }
-      if (b >= stop) break;
-      a = b + 1;
-    }
-    out += '}';
     pos = end + 1;
   }
   return out + ']}';
+}
+
+/** The generic translation of a set as objects (never fails). */
+export function genericDocument(set: TransactionSetRead): GenericDocument {
+  return JSON.parse(genericJson(set)) as GenericDocument;
+}
+
+const keyPattern = /^([A-Z0-9]{2,3})([0-9]{2})$/;
+const idPattern = /^[A-Z0-9]{2,3}$/;
+
+function invalid(path: string, message: string): never {
+  throw new TdxError('x12_document_invalid', `${path}: ${message}`, { details: { path } });
+}
+
+/**
+ * One segment of the generic shape, read back for writing (`path` names it in errors). Throws
+ * TdxError `x12_document_invalid` naming the bad entry.
+ */
+export function genericSegmentOf(value: unknown, path: string): SegmentToWrite {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) invalid(path, 'must be a segment object {"id": "XX", "XX01": ...}');
+  const seg = value as Record<string, unknown>;
+  const id = seg['id'];
+  if (typeof id !== 'string' || !idPattern.test(id)) invalid(`${path}.id`, 'must be a segment id (two or three capital letters or digits)');
+  const elements: ElementValue[] = [];
+  for (const key of Object.keys(seg)) {
+    if (key === 'id') continue;
+    const m = keyPattern.exec(key);
+    if (!m || m[1] !== id || m[2] === '00') invalid(`${path}.${key}`, `is not an element key ${id}NN`);
+    const position = Number(m[2]);
+    while (elements.length < position) elements.push('');
+    elements[position - 1] = toElement(seg[key], `${path}.${key}`);
+  }
+  return { id, elements };
+}
+
+/**
+ * Segments to write from a generic document, ST and SE left out (the envelope writes them).
+ * Throws TdxError `x12_document_invalid` naming the bad entry (`$.segments[2].BEG07`).
+ */
+export function genericToSegments(doc: unknown): SegmentToWrite[] {
+  const segments = (doc as { segments?: unknown } | null)?.segments;
+  if (!Array.isArray(segments)) invalid('$.segments', 'the document must be an object with a "segments" array');
+  const out: SegmentToWrite[] = [];
+  for (let i = 0; i < segments.length; i++) {
+    const s = genericSegmentOf(segments[i], `$.segments[${i}]`);
+    if (s.id !== 'ST' && s.id !== 'SE') out.push(s);
+  }
+  return out;
+}
+
+function toElement(v: unknown, path: string): ElementValue {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  if (Array.isArray(v) && v.every((c) => typeof c === 'string')) return v;
+  const reps = (v as { repetitions?: unknown } | null)?.repetitions;
+  if (Array.isArray(reps) && reps.every((r) => typeof r === 'string' || (Array.isArray(r) && r.every((c) => typeof c === 'string')))) {
+    return { repetitions: reps };
+  }
+  return invalid(path, 'must be a string, an array of component strings or {"repetitions": [...]}');
 }

@@ -18,6 +18,15 @@ export function isSkippable(c: number): boolean {
   return c === 10 || c === 13 || c === 32 || c === 9 || c === 11 || c === 12 || c === 0 || c === 0x1a || c === 0xfeff;
 }
 
+/**
+ * Index of the first `code` in `text[from, to)`, else `to`. For short ranges (element values),
+ * where `indexOf` would search on past `to` to the end of the text.
+ */
+export function charIn(text: string, code: number, from: number, to: number): number {
+  for (let i = from; i < to; i++) if (text.charCodeAt(i) === code) return i;
+  return to;
+}
+
 /** Cuts `text[start, end)` down to the segment proper (trailing CR/spaces for newline terminators). */
 export function trimSegmentEnd(text: string, start: number, end: number, trimEnd: boolean): number {
   if (!trimEnd) return end;
@@ -105,4 +114,20 @@ export class SetRead implements TransactionSetRead {
     }
     return out;
   }
+}
+
+/**
+ * The text of a set, ST through its last segment: the reader's own text, or, for a set built
+ * from segments alone, the segments joined with the interchange's delimiters.
+ */
+export function setText(set: TransactionSetRead): string {
+  if (set instanceof SetRead) return set.text;
+  const d = set.interchange.delimiters;
+  let out = '';
+  for (const s of set.segments) {
+    out += s.id;
+    for (const e of s.elements) out += d.element + e;
+    out += d.segment;
+  }
+  return out;
 }

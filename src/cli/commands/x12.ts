@@ -15,7 +15,7 @@ import { isTdxError, TdxError } from '../../errors.ts';
 import { acknowledgeInterchange } from '../../x12/ack.ts';
 import { structuralWarning, type StructuralFinding, type Warning } from '../../x12/findings.ts';
 import { genericToSegments } from '../../x12/generic.ts';
-import { documentToSegments, referenceOf as referenceOfSet, resolveImplementation, segmentNotes, translateSet, validateSet } from '../../x12/impl/index.ts';
+import { documentToSegments, referenceOf as referenceOfSet, resolveImplementation, segmentNotes, translateSetJson, validateSet } from '../../x12/impl/index.ts';
 import { readInterchanges, allFindings } from '../../x12/interchange.ts';
 import { readX12Stream } from '../../x12/reader.ts';
 import type { TransactionSetRead } from '../../x12/types.ts';
@@ -33,7 +33,7 @@ const usage = `usage: tdx x12 <parse|validate|ack|write> FILE [options]
 
 function setLine(set: TransactionSetRead, structural: Warning[]): string {
   // translation driven by the base implementation of the set and release (generic without one)
-  const translation = translateSet(set);
+  const translation = translateSetJson(set);
   const warnings = [...structural, ...translation.warnings];
   const head = JSON.stringify({
     transactionSetIdentifier: set.transactionSetIdentifier,
@@ -49,7 +49,7 @@ function setLine(set: TransactionSetRead, structural: Warning[]): string {
     reference: referenceOfSet(set),
     warnings: warnings.map((w) => ({ code: w.code, message: w.message, detail: w.detail ?? null })),
   });
-  return `${head.slice(0, -1)},"document":${JSON.stringify(translation.document)}}`;
+  return `${head.slice(0, -1)},"document":${translation.json}}`;
 }
 
 function warningsOf(findings: readonly StructuralFinding[]): Warning[] {
@@ -177,12 +177,10 @@ interface WriteInput {
 
 /**
  * Body segments of one set to write: an implementation translation (the base implementation of
- * its set and release), the implementation layer's generic `{segments: [{segment_id, elements}]}`,
- * or the `{segments: [{id, XX01...}]}` form.
+ * its set and release), or the generic `{segments: [{id, XX01...}]}` form.
  */
 function segmentsOf(t: WriteInput['transactionSets'][number], d: Delimiters): SegmentToWrite[] {
-  const first = (t.document as { segments?: { id?: unknown }[] } | null)?.segments?.[0];
-  if (first && typeof first.id === 'string') return genericToSegments(t.document);
+  if (Array.isArray((t.document as { segments?: unknown } | null)?.segments)) return genericToSegments(t.document);
   const impl = resolveImplementation(t.transactionSetIdentifier, t.release);
   const written = documentToSegments(t.document, impl, { delimiters: d, transactionSetIdentifier: t.transactionSetIdentifier });
   return written.filter((s) => s.id !== 'ST' && s.id !== 'SE').map((s) => ({ id: s.id, elements: s.elements, joined: true }));

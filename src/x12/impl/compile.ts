@@ -17,6 +17,15 @@ export const T_COMPOSITE = 5;
 export interface CElement {
   readonly def: ElementDef;
   readonly key: string;
+  /** JSON text of the key as the first member of an object (`"key":`) and after another (`,"key":`). */
+  readonly k0: string;
+  readonly k1: string;
+  /** Name used in messages: "DTM02", or "REF04-01" for a component. */
+  readonly name: string;
+  /** AK4 element position (the composite's position for a component). */
+  readonly ep: number;
+  /** AK4 component position; null for a simple element. */
+  readonly cp: number | null;
   readonly position: number;
   readonly reference: string;
   readonly t: number;
@@ -50,6 +59,11 @@ export interface CSegment {
 export interface CChild {
   readonly segId: string;
   readonly key: string;
+  /** JSON text of the key, first in its object (`"key":`) and after another (`,"key":`). */
+  readonly k0: string;
+  readonly k1: string;
+  /** The JSON value is an array (a loop, or a segment with max use above 1). */
+  readonly array: boolean;
   readonly table: TableName;
   readonly mandatory: boolean;
   readonly notUsed: boolean;
@@ -113,11 +127,17 @@ function typeCode(type: DataType | 'composite'): { t: number; decimals: number }
   return { t: T_STRING, decimals: 0 };
 }
 
-function compileElement(e: ElementDef): CElement {
+function compileElement(e: ElementDef, segmentId: string, parent: number | null): CElement {
   const { t, decimals } = typeCode(e.type);
+  const key = elementKey(e);
   return {
     def: e,
-    key: elementKey(e),
+    key,
+    k0: `${JSON.stringify(key)}:`,
+    k1: `,${JSON.stringify(key)}:`,
+    name: parent === null ? `${segmentId}${pad2(e.position)}` : `${segmentId}${pad2(parent)}-${pad2(e.position)}`,
+    ep: parent ?? e.position,
+    cp: parent === null ? null : e.position,
     position: e.position,
     reference: e.reference,
     t,
@@ -128,7 +148,7 @@ function compileElement(e: ElementDef): CElement {
     notUsed: e.usage === 'not_used',
     repeat: e.repeat,
     codes: e.codes ? new Set(e.codes) : null,
-    components: e.components ? e.components.map(compileElement) : null,
+    components: e.components ? e.components.map((c) => compileElement(c, segmentId, e.position)) : null,
   };
 }
 
@@ -143,7 +163,7 @@ function compileSegment(s: SegmentNode): CSegment {
     node: s,
     id: s.id,
     key: segmentKey(s),
-    elements: s.elements.map(compileElement),
+    elements: s.elements.map((e) => compileElement(e, s.id, null)),
     syntax: (s.syntax ?? []).map(compileSyntax),
     array: s.maxUse === null || s.maxUse > 1,
   };
@@ -169,6 +189,9 @@ function compileLevel(nodes: readonly { node: StructureNode; table: TableName }[
       child = {
         segId: node.id,
         key,
+        k0: `${JSON.stringify(key)}:`,
+        k1: `,${JSON.stringify(key)}:`,
+        array: node.maxUse === null || node.maxUse > 1,
         table,
         mandatory: node.usage === 'must_use',
         notUsed: node.usage === 'not_used',
@@ -186,6 +209,9 @@ function compileLevel(nodes: readonly { node: StructureNode; table: TableName }[
       child = {
         segId: first?.kind === 'segment' ? first.id : '',
         key,
+        k0: `${JSON.stringify(key)}:`,
+        k1: `,${JSON.stringify(key)}:`,
+        array: true,
         table,
         mandatory: node.usage === 'must_use',
         notUsed: node.usage === 'not_used',

@@ -7,8 +7,8 @@ export type { DataType, ElementDef, Implementation, ImplementationStatus, LoopNo
 export { useCounts } from './model.ts';
 export { baseImplementation, resolveImplementation, releaseOf, supportedReleases, supportedSets } from './base.ts';
 export { referenceElement, referenceElements, referenceOf } from './reference.ts';
-export { documentToSegments, genericDocument, implementationFor, translateAndValidate, translateSet, validateSet } from './translate.ts';
-export type { Translation } from './translate.ts';
+export { documentToSegments, implementationFor, translateAndValidate, translateAndValidateJson, translateSet, translateSetJson, validateSet } from './translate.ts';
+export type { JsonTranslation, Translation } from './translate.ts';
 export type { WriteOptions, WrittenSegment } from './write.ts';
 export type { Ak3Code, Ak4Code, ElementFinding, Finding, SegmentFinding, SegmentNote } from './results.ts';
 export { segmentNotes } from './results.ts';

@@ -1,5 +1,6 @@
 /** Translation (EDI → JSON), validation and writing (JSON → segments) of one transaction set. */
 import type { Warning } from '../findings.ts';
+import { genericJson } from '../generic.ts';
 import type { TransactionSetRead } from '../types.ts';
 import { resolveImplementation } from './base.ts';
 import { compile } from './compile.ts';
@@ -21,23 +22,44 @@ export function implementationFor(set: TransactionSetRead): Implementation | nul
   return resolveImplementation(set.transactionSetIdentifier, set.group.release);
 }
 
+/** A translation as JSON text: what inbound processing stores and delivers. */
+export interface JsonTranslation {
+  /** JSON text of the document. */
+  readonly json: string;
+  /** `invalid_date` warnings (the contract's warning objects). */
+  readonly warnings: Warning[];
+}
+
 /**
- * Translates a set to JSON driven by `impl` (by default the base implementation of its set and
- * release). A set without an implementation gets the generic shape
- * `{segments: [{segment_id, elements}]}`; translation never fails.
+ * Translates a set to JSON text driven by `impl` (by default the base implementation of its set
+ * and release), written directly from the set's text. A set without an implementation gets the
+ * generic shape `{"segments": [{"id": "BEG", "BEG01": ...}]}` (src/x12/generic.ts); translation
+ * never fails.
  */
-export function translateSet(set: TransactionSetRead, impl?: Implementation | null): Translation {
+export function translateSetJson(set: TransactionSetRead, impl?: Implementation | null): JsonTranslation {
   const use = impl === undefined ? implementationFor(set) : impl;
-  if (use === null) return { document: genericDocument(set), warnings: [] };
+  if (use === null) return { json: genericJson(set), warnings: [] };
   const r = runSet(set, compile(use), true, false);
-  return { document: r.document, warnings: r.warnings };
+  return { json: r.json, warnings: r.warnings };
+}
+
+/** `translateSetJson` with the document parsed into objects. */
+export function translateSet(set: TransactionSetRead, impl?: Implementation | null): Translation {
+  const t = translateSetJson(set, impl);
+  return { document: JSON.parse(t.json) as JsonObject, warnings: t.warnings };
+}
+
+/** Translation (as JSON text) and validation in one pass. */
+export function translateAndValidateJson(set: TransactionSetRead, impl?: Implementation | null): JsonTranslation & { findings: Finding[] } {
+  const use = impl === undefined ? implementationFor(set) : impl;
+  if (use === null) return { json: genericJson(set), warnings: [], findings: [] };
+  return runSet(set, compile(use), true, true);
 }
 
 /** Translation and validation in one pass. */
 export function translateAndValidate(set: TransactionSetRead, impl?: Implementation | null): Translation & { findings: Finding[] } {
-  const use = impl === undefined ? implementationFor(set) : impl;
-  if (use === null) return { document: genericDocument(set), warnings: [], findings: [] };
-  return runSet(set, compile(use), true, true);
+  const r = translateAndValidateJson(set, impl);
+  return { document: JSON.parse(r.json) as JsonObject, warnings: r.warnings, findings: r.findings };
 }
 
 /**
@@ -48,11 +70,6 @@ export function validateSet(set: TransactionSetRead, impl?: Implementation | nul
   const use = impl === undefined ? implementationFor(set) : impl;
   if (use === null) return [];
   return runSet(set, compile(use), false, true).findings;
-}
-
-/** The generic segment-level JSON of a set. */
-export function genericDocument(set: TransactionSetRead): JsonObject {
-  return { segments: set.segments.map((s) => ({ segment_id: s.id, elements: s.elements.slice() })) };
 }
 
 /**

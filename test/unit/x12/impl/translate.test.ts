@@ -148,10 +148,10 @@ describe('unknown sets and unexpected content', () => {
     const t = translateSet(setOf(text));
     expect(t.document).toEqual({
       segments: [
-        { segment_id: 'ST', elements: ['837', '0001'] },
-        { segment_id: 'BHT', elements: ['0019', '00', '1', '20240101'] },
-        { segment_id: 'NM1', elements: ['41', '2', 'ACME'] },
-        { segment_id: 'SE', elements: ['4', '0001'] },
+        { id: 'ST', ST01: '837', ST02: '0001' },
+        { id: 'BHT', BHT01: '0019', BHT02: '00', BHT03: '1', BHT04: '20240101' },
+        { id: 'NM1', NM101: '41', NM102: '2', NM103: 'ACME' },
+        { id: 'SE', SE01: '4', SE02: '0001' },
       ],
     });
     expect(validateSet(setOf(text))).toEqual([]);
@@ -161,8 +161,16 @@ describe('unknown sets and unexpected content', () => {
   it('keeps segments and elements it cannot place', () => {
     const text = 'ST*850*0001~BEG*00*SA*PO1**20240101~ZZZ*1*2~PO1*1*1*EA*1~N1*ST*X~N2*A*B*EXTRA~SE*7*0001~';
     const t = translateSet(setOf(text));
-    expect((t.document['heading'] as any)['unrecognized_segments']).toEqual([{ segment_id: 'ZZZ', elements: ['1', '2'] }]);
+    expect((t.document['heading'] as any)['unrecognized_segments']).toEqual([{ id: 'ZZZ', ZZZ01: '1', ZZZ02: '2' }]);
     expect(JSON.stringify(t.document)).toContain('"unrecognized_element_03":"EXTRA"');
+    expect(textOf(documentToSegments(t.document, baseImplementation('850', '004010')))).toBe(text);
+  });
+
+  it('keeps unplaced segments in the generic segment shape: composites, repetitions, escapes', () => {
+    const text = 'ST*850*0001~BEG*00*SA*PO1**20240101~ZZZ*1*A:B*X^Y:Z**"q"\\~PO1*1*1*EA*1~SE*5*0001~';
+    const t = translateSet(setOf(text));
+    expect((t.document['heading'] as any)['unrecognized_segments']).toEqual([{ id: 'ZZZ', ZZZ01: '1', ZZZ02: ['A', 'B'], ZZZ03: { repetitions: ['X', ['Y', 'Z']] }, ZZZ05: '"q"\\' }]);
+    expect(textOf(documentToSegments(t.document, baseImplementation('850', '004010')))).toBe(text);
   });
 
   it('refuses to write an unknown key or a delimiter inside a value, naming the path', () => {
