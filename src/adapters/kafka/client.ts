@@ -1,7 +1,7 @@
 /**
  * kafkajs client factory, the batching producer and the Kafka health check.
  */
-import { Kafka, logLevel, type Message, type Producer, type LogEntry } from 'kafkajs';
+import { Kafka, Partitioners, logLevel, type Message, type Producer, type LogEntry } from 'kafkajs';
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../logger.ts';
 import { TdxError } from '../../errors.ts';
@@ -78,7 +78,15 @@ export class BatchingProducer {
   ) {}
 
   static create(kafka: Kafka, config: Config): BatchingProducer {
-    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    // The idempotent producer retries without limit (a bounded retry could break its ordering
+    // guarantee); shutdown is bounded by TDX_SHUTDOWN_TIMEOUT_MS instead.
+    const producer = kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      createPartitioner: Partitioners.DefaultPartitioner,
+      retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 5_000 },
+    });
     return new BatchingProducer(producer, config.kafka.producerLingerMs);
   }
 

@@ -51,7 +51,8 @@ describe('materializer', () => {
   it('writes feed events into ClickHouse, collapses a redelivered entry, and pages by (created_at, id)', async () => {
     const wire = await resources.wire();
     const producer = await resources.producer();
-    const base = 1_763_726_400_000_000;
+    // Recent times: rows older than the retention are dropped by the table TTL.
+    const base = (Date.now() - 60_000) * 1000;
     const entry = (n: number, org = 'org-m'): FeedEntry => ({
       id: feedEntryId(`res-${n}`),
       organizationId: org,
