@@ -12,7 +12,13 @@ ensure_node_modules() {
     return 0
   fi
   echo "[deps] installing npm dependencies (npm ci)" >&2
-  npm ci --no-audit --no-fund >&2 || return 1
+  if ! npm ci --no-audit --no-fund >&2; then
+    # npm ci refuses a lock file that lacks optional packages for other platforms, and some of
+    # them do not exist on the registry (e.g. chdb's darwin libraries for 3.4.0); npm install
+    # keeps every locked version and skips those.
+    echo "[deps] npm ci refused the lock file; installing the locked versions with npm install" >&2
+    npm install --no-audit --no-fund >&2 || return 1
+  fi
   echo "$want" >node_modules/.tdx-lock-hash
 }
 
