@@ -144,7 +144,7 @@ fetch_kafka() {
   need_mvn
   log "downloading Kafka $KAFKA_VERSION jars through Maven"
   rm -rf "$dir"; mkdir -p "$dir"
-  mvn -B -q -f "$TPL/kafka-pom.xml" "$DEPENDENCY_PLUGIN:copy-dependencies" \
+  mvn -B -q -Dstyle.color=never -f "$TPL/kafka-pom.xml" "$DEPENDENCY_PLUGIN:copy-dependencies" \
     -Dkafka.version="$KAFKA_VERSION" -DincludeScope=runtime -DoutputDirectory="$dir/libs" >&2 \
     || die "Maven could not download Kafka $KAFKA_VERSION"
   touch "$dir/.complete"
@@ -156,7 +156,7 @@ fetch_cassandra() {
   need_mvn
   log "downloading Cassandra $CASSANDRA_VERSION jars through Maven"
   rm -rf "$dir"; mkdir -p "$dir"
-  mvn -B -q -f "$TPL/cassandra-pom.xml" "$DEPENDENCY_PLUGIN:copy-dependencies" \
+  mvn -B -q -Dstyle.color=never -f "$TPL/cassandra-pom.xml" "$DEPENDENCY_PLUGIN:copy-dependencies" \
     -Dcassandra.version="$CASSANDRA_VERSION" -DincludeScope=runtime -DoutputDirectory="$dir/lib" >&2 \
     || die "Maven could not download Cassandra $CASSANDRA_VERSION"
   touch "$dir/.complete"
@@ -168,7 +168,7 @@ fetch_registry() {
   need_mvn
   log "downloading Apicurio Registry $REGISTRY_VERSION through Maven"
   rm -rf "$dir"; mkdir -p "$dir/app"
-  mvn -B -q "$DEPENDENCY_PLUGIN:copy" \
+  mvn -B -q -Dstyle.color=never "$DEPENDENCY_PLUGIN:copy" \
     -Dartifact="io.apicurio:apicurio-registry-app:$REGISTRY_VERSION:tar.gz:all" \
     -Dmdep.useBaseVersion=true -DoutputDirectory="$dir" >&2 \
     || die "Maven could not download Apicurio Registry $REGISTRY_VERSION"
