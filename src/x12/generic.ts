@@ -16,6 +16,7 @@
  * settings and computes SE.
  */
 import { TdxError } from '../errors.ts';
+import { JsonOut, asciiBytes } from './json-out.ts';
 import { charIn, isSkippable, setText, trimSegmentEnd } from './set-read.ts';
 import type { Delimiters, TransactionSetRead } from './types.ts';
 import type { ElementValue, SegmentToWrite } from './writer.ts';
@@ -29,89 +30,102 @@ export interface GenericDocument {
   segments: GenericSegment[];
 }
 
-const keyCache = new Map<string, string[]>();
+const keyCache = new Map<string, Uint8Array[]>();
 
-/** JSON text of the element keys of a segment id (`"BEG01":`, ...), built once per id. */
-function keysOf(id: string, count: number): string[] {
+/** Bytes of the element keys of a segment id (`,"BEG01":`, ...), built once per id. */
+function keysOf(id: string, count: number): Uint8Array[] {
   let keys = keyCache.get(id);
   if (keys === undefined) {
     keys = [];
     if (keyCache.size < 4096) keyCache.set(id, keys);
   }
-  while (keys.length < count) keys.push(JSON.stringify(`${id}${String(keys.length + 1).padStart(2, '0')}`) + ':');
+  while (keys.length < count) keys.push(asciiBytes(',' + JSON.stringify(`${id}${String(keys.length + 1).padStart(2, '0')}`) + ':'));
   return keys;
 }
 
-/** Characters that JSON strings must escape. */
-// eslint-disable-next-line no-control-regex -- control characters are exactly what JSON must escape
-const needsEscape = /["\\\u0000-\u001f\u2028\u2029]/;
+const COMMA = 44;
+const RBRACE = 125;
+const LBRACKET = 91;
+const RBRACKET = 93;
+const REPETITIONS = asciiBytes('{"repetitions":[');
+const ID = asciiBytes('{"id":');
 
-/** True when some text of `text` must be escaped in JSON strings (checked once per set). */
-export function hasJsonEscapes(text: string): boolean {
-  return needsEscape.test(text);
-}
-
-function jsonString(t: string, a: number, b: number, escape: boolean): string {
-  return escape ? JSON.stringify(t.slice(a, b)) : '"' + t.slice(a, b) + '"';
-}
-
-/** JSON text of `t[a, b)` as a component list when it holds the component separator. */
-function jsonComposite(t: string, a: number, b: number, comp: number, escape: boolean): string {
-  let c = charIn(t, comp, a, b);
-  if (c === b) return jsonString(t, a, b, escape);
-  let out = '[' + jsonString(t, a, c, escape);
+/** `t[a, b)` as a string, or as a component list when it holds the component separator. */
+function writeComposite(o: JsonOut, t: string, a: number, b: number, comp: number): void {
+  if (o.plain(t, a, b, comp, comp)) return;
+  o.byte(LBRACKET);
+  let x = a;
   for (;;) {
-    const x = c + 1;
-    c = charIn(t, comp, x, b);
-    if (c === b) return out + ',' + jsonString(t, x, b, escape) + ']';
-    out += ',' + jsonString(t, x, c, escape);
+    const y = charIn(t, comp, x, b);
+    o.str(t, x, y);
+    if (y >= b) break;
+    o.byte(COMMA);
+    x = y + 1;
   }
+  o.byte(RBRACKET);
 }
 
-function jsonValue(t: string, a: number, b: number, d: Delimiters, escape: boolean): string {
-  const comp = d.component.charCodeAt(0);
-  if (d.repetition !== null) {
-    const rep = d.repetition.charCodeAt(0);
-    let r = charIn(t, rep, a, b);
-    if (r < b) {
-      let out = '{"repetitions":[' + jsonComposite(t, a, r, comp, escape);
-      for (;;) {
-        const x = r + 1;
-        r = charIn(t, rep, x, b);
-        if (r === b) return out + ',' + jsonComposite(t, x, b, comp, escape) + ']}';
-        out += ',' + jsonComposite(t, x, r, comp, escape);
+function writeValue(o: JsonOut, t: string, a: number, b: number, comp: number, rep: number): void {
+  if (o.plain(t, a, b, comp, rep)) return;
+  if (rep < 0 || charIn(t, rep, a, b) === b) {
+    writeComposite(o, t, a, b, comp);
+    return;
+  }
+  o.bytes(REPETITIONS);
+  let x = a;
+  for (;;) {
+    const y = charIn(t, rep, x, b);
+    writeComposite(o, t, x, y, comp);
+    if (y >= b) break;
+    o.byte(COMMA);
+    x = y + 1;
+  }
+  o.byte(RBRACKET);
+  o.byte(RBRACE);
+}
+
+/** Writes segment `t[pos, stop)` (id up to `sep`) in the generic shape. */
+function writeSegment(o: JsonOut, t: string, pos: number, sep: number, stop: number, d: Delimiters): void {
+  o.bytes(ID);
+  o.str(t, pos, sep);
+  if (sep < stop) {
+    const el = d.element;
+    const comp = d.component.charCodeAt(0);
+    const rep = d.repetition === null ? -1 : d.repetition.charCodeAt(0);
+    const id = t.slice(pos, sep);
+    let keys = keyCache.get(id) ?? keysOf(id, 8);
+    let i = 0;
+    let a = sep + 1;
+    for (;;) {
+      let b = t.indexOf(el, a);
+      if (b < 0 || b > stop) b = stop;
+      if (b > a) {
+        if (keys.length <= i) keys = keysOf(id, i + 1);
+        o.bytes(keys[i]!);
+        writeValue(o, t, a, b, comp, rep);
       }
+      i++;
+      if (b >= stop) break;
+      a = b + 1;
     }
   }
-  return jsonComposite(t, a, b, comp, escape);
+  o.byte(RBRACE);
 }
+
+const segmentOut = new JsonOut();
 
 /**
  * JSON text of one segment in the generic shape. The segment is `t[pos, stop)`; its id ends at
- * `sep` (the first element separator, or `stop`). `escape`: the text holds characters JSON must
- * escape (`hasJsonEscapes`).
+ * `sep` (the first element separator, or `stop`).
  */
-export function genericSegmentJson(t: string, pos: number, sep: number, stop: number, d: Delimiters, escape: boolean): string {
-  const id = t.slice(pos, sep);
-  let out = '{"id":' + jsonString(t, pos, sep, escape);
-  if (sep >= stop) return out + '}';
-  const el = d.element;
-  let keys = keyCache.get(id) ?? keysOf(id, 8);
-  let i = 0;
-  let a = sep + 1;
-  for (;;) {
-    let b = t.indexOf(el, a);
-    if (b < 0 || b > stop) b = stop;
-    if (b > a) {
-      if (keys.length <= i) keys = keysOf(id, i + 1);
-      out += ',' + keys[i]! + jsonValue(t, a, b, d, escape);
-    }
-    i++;
-    if (b >= stop) break;
-    a = b + 1;
-  }
-  return out + '}';
+export function genericSegmentJson(t: string, pos: number, sep: number, stop: number, d: Delimiters): string {
+  segmentOut.reset();
+  writeSegment(segmentOut, t, pos, sep, stop, d);
+  return segmentOut.toString();
 }
+
+const SEGMENTS = asciiBytes('{"segments":[');
+const documentOut = new JsonOut();
 
 /**
  * The generic translation of a set written straight to JSON text, without building objects:
@@ -120,12 +134,13 @@ export function genericSegmentJson(t: string, pos: number, sep: number, stop: nu
 export function genericJson(set: TransactionSetRead): string {
   const d = set.interchange.delimiters;
   const text = setText(set);
-  const escape = hasJsonEscapes(text);
   const elCode = d.element.charCodeAt(0);
   const term = d.segment;
   const trimEnd = term === '\n' || term === '\r';
   const n = text.length;
-  let out = '{"segments":[';
+  const o = documentOut;
+  o.reset();
+  o.bytes(SEGMENTS);
   let first = true;
   let pos = 0;
   while (pos < n) {
@@ -138,12 +153,15 @@ export function genericJson(set: TransactionSetRead): string {
     if (stop > pos) {
       let sep = text.indexOf(d.element, pos);
       if (sep < 0 || sep > stop) sep = stop;
-      out += (first ? '' : ',') + genericSegmentJson(text, pos, sep, stop, d, escape);
+      if (!first) o.byte(COMMA);
+      writeSegment(o, text, pos, sep, stop, d);
       first = false;
     }
     pos = end + 1;
   }
-  return out + ']}';
+  o.byte(RBRACKET);
+  o.byte(RBRACE);
+  return o.toString();
 }
 
 /** The generic translation of a set as objects (never fails). */

@@ -4,6 +4,7 @@
  * searching per element: JSON keys, numeric type codes, code sets and, per structure level, a
  * map from segment id to the children it may start.
  */
+import { asciiBytes } from '../json-out.ts';
 import type { DataType, ElementDef, Implementation, LoopNode, SegmentNode, StructureNode, TableName } from './model.ts';
 
 /** Numeric type codes for the hot paths. */
@@ -20,6 +21,9 @@ export interface CElement {
   /** JSON text of the key as the first member of an object (`"key":`) and after another (`,"key":`). */
   readonly k0: string;
   readonly k1: string;
+  /** The same as bytes. */
+  readonly b0: Uint8Array;
+  readonly b1: Uint8Array;
   /** Name used in messages: "DTM02", or "REF04-01" for a component. */
   readonly name: string;
   /** AK4 element position (the composite's position for a component). */
@@ -62,6 +66,9 @@ export interface CChild {
   /** JSON text of the key, first in its object (`"key":`) and after another (`,"key":`). */
   readonly k0: string;
   readonly k1: string;
+  /** The same as bytes. */
+  readonly b0: Uint8Array;
+  readonly b1: Uint8Array;
   /** The JSON value is an array (a loop, or a segment with max use above 1). */
   readonly array: boolean;
   readonly table: TableName;
@@ -79,6 +86,8 @@ export interface CLevel {
   readonly children: readonly CChild[];
   /** Segment id → indexes of the children it can be (a segment use, or a loop it begins), ascending. */
   readonly lookup: ReadonlyMap<string, readonly number[]>;
+  /** The same keyed by `segmentCode` of the id, for the hot path. */
+  readonly byCode: ReadonlyMap<number, readonly number[]>;
 }
 
 export interface Compiled {
@@ -86,6 +95,20 @@ export interface Compiled {
   readonly root: CLevel;
   /** Every segment id used anywhere in the structure. */
   readonly segmentIds: ReadonlySet<string>;
+}
+
+/**
+ * A number standing for the segment id `t[a, b)`, so that the hot path looks segments up without
+ * making a string: two or three ASCII characters; -1 for anything else (never a defined id).
+ */
+export function segmentCode(t: string, a: number, b: number): number {
+  const n = b - a;
+  if (n < 2 || n > 3) return -1;
+  const c0 = t.charCodeAt(a);
+  const c1 = t.charCodeAt(a + 1);
+  const c2 = n === 3 ? t.charCodeAt(a + 2) : 0;
+  if ((c0 | c1 | c2) > 127) return -1;
+  return (n << 21) | (c0 << 14) | (c1 << 7) | c2;
 }
 
 /** "Beginning Segment for Purchase Order" → "beginning_segment_for_purchase_order". */
@@ -135,6 +158,8 @@ function compileElement(e: ElementDef, segmentId: string, parent: number | null)
     key,
     k0: `${JSON.stringify(key)}:`,
     k1: `,${JSON.stringify(key)}:`,
+    b0: asciiBytes(`${JSON.stringify(key)}:`),
+    b1: asciiBytes(`,${JSON.stringify(key)}:`),
     name: parent === null ? `${segmentId}${pad2(e.position)}` : `${segmentId}${pad2(parent)}-${pad2(e.position)}`,
     ep: parent ?? e.position,
     cp: parent === null ? null : e.position,
@@ -191,6 +216,8 @@ function compileLevel(nodes: readonly { node: StructureNode; table: TableName }[
         key,
         k0: `${JSON.stringify(key)}:`,
         k1: `,${JSON.stringify(key)}:`,
+        b0: asciiBytes(`${JSON.stringify(key)}:`),
+        b1: asciiBytes(`,${JSON.stringify(key)}:`),
         array: node.maxUse === null || node.maxUse > 1,
         table,
         mandatory: node.usage === 'must_use',
@@ -211,6 +238,8 @@ function compileLevel(nodes: readonly { node: StructureNode; table: TableName }[
         key,
         k0: `${JSON.stringify(key)}:`,
         k1: `,${JSON.stringify(key)}:`,
+        b0: asciiBytes(`${JSON.stringify(key)}:`),
+        b1: asciiBytes(`,${JSON.stringify(key)}:`),
         array: true,
         table,
         mandatory: node.usage === 'must_use',
@@ -225,7 +254,12 @@ function compileLevel(nodes: readonly { node: StructureNode; table: TableName }[
     if (list) list.push(i);
     else lookup.set(child.segId, [i]);
   });
-  return { loopId: loop ? loop.id : null, node: loop, children, lookup };
+  const byCode = new Map<number, readonly number[]>();
+  for (const [id, list] of lookup) {
+    const code = segmentCode(id, 0, id.length);
+    if (code >= 0) byCode.set(code, list);
+  }
+  return { loopId: loop ? loop.id : null, node: loop, children, lookup, byCode };
 }
 
 const cache = new WeakMap<Implementation, Compiled>();

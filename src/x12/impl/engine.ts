@@ -17,13 +17,14 @@
  * object.
  */
 import type { Warning } from '../findings.ts';
-import { genericSegmentJson, hasJsonEscapes } from '../generic.ts';
+import { genericSegmentJson } from '../generic.ts';
+import { JsonOut, asciiBytes } from '../json-out.ts';
 import { charIn, isSkippable, setText, trimSegmentEnd } from '../set-read.ts';
 import type { Delimiters, TransactionSetRead } from '../types.ts';
-import { T_COMPOSITE, T_DT, T_N, T_R, T_STRING, T_TM } from './compile.ts';
+import { T_COMPOSITE, T_DT, T_N, T_R, T_STRING, T_TM, segmentCode } from './compile.ts';
 import type { CChild, CElement, CLevel, CSegment, CSyntax, Compiled } from './compile.ts';
 import type { Ak3Code, Ak4Code, Finding } from './results.ts';
-import { dateJson, digitsAt, isDateAt, isTimeAt, nJson, rJson } from './values.ts';
+import { digitsAt, isDateAt, isTimeAt } from './values.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -60,11 +61,29 @@ class Frame {
 
 const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
 
-const unrecognizedKeys: string[] = [];
-function unrecognizedKey(i: number): string {
-  while (unrecognizedKeys.length <= i) unrecognizedKeys.push(`"${UNRECOGNIZED_ELEMENT}${pad2(unrecognizedKeys.length + 1)}":`);
-  return unrecognizedKeys[i]!;
+const unrecognizedKeys: Uint8Array[] = [];
+/** `"unrecognized_element_NN":` as bytes, with a leading comma when `comma`. */
+function unrecognizedKey(i: number, comma: boolean): Uint8Array {
+  while (unrecognizedKeys.length <= 2 * i + 1) {
+    const k = `"${UNRECOGNIZED_ELEMENT}${pad2((unrecognizedKeys.length >> 1) + 1)}":`;
+    unrecognizedKeys.push(asciiBytes(k), asciiBytes(',' + k));
+  }
+  return unrecognizedKeys[2 * i + (comma ? 1 : 0)]!;
 }
+
+const D0 = 48;
+const D9 = 57;
+const MINUS = 45;
+const DOT = 46;
+const COMMA = 44;
+const QUOTE = 34;
+const LBRACE = 123;
+const RBRACE = 125;
+const LBRACKET = 91;
+const RBRACKET = 93;
+
+/** One scratch buffer for every pass (a pass runs to its end synchronously). */
+const scratch = new JsonOut();
 
 function isSegmentId(id: string): boolean {
   if (id.length < 2 || id.length > 3) return false;
@@ -79,15 +98,18 @@ function isSegmentId(id: string): boolean {
 class Pass {
   readonly warnings: Warning[] = [];
   readonly findings: Finding[] = [];
-  /** JSON text written so far. */
-  out = '';
+  /** JSON text of the translation (after `run`). */
+  json = '';
+  private readonly o: JsonOut = scratch;
+  /** Element values are written (translating, and the segment is translated). */
+  private w = false;
   private readonly el: string;
   private readonly comp: string;
   private readonly rep: string | null;
   private readonly t: string;
-  private readonly escape: boolean;
-  // The segment being read: `t[start, stop)`, id up to `sep`.
-  private id = '';
+  // The segment being read: `t[start, stop)`, id up to `sep` (`code`: see segmentCode).
+  private code = -1;
+  private idText: string | null = null;
   private start = 0;
   private sep = 0;
   private stop = 0;
@@ -110,7 +132,6 @@ class Pass {
     this.comp = d.component;
     this.rep = d.repetition;
     this.t = text;
-    this.escape = translate && hasJsonEscapes(text);
   }
 
   run(): void {
@@ -122,7 +143,10 @@ class Pass {
     const trimEnd = term === '\n' || term === '\r';
     const root = this.c.root;
     const stack: Frame[] = [new Frame(root, this.validate ? new Array<number>(root.children.length).fill(0) : null)];
-    if (this.translate) this.out = '{';
+    if (this.translate) {
+      this.o.reset();
+      this.o.byte(LBRACE);
+    }
     let pos = 0;
     while (pos < n) {
       let ch = t.charCodeAt(pos);
@@ -137,7 +161,8 @@ class Pass {
         this.start = pos;
         this.sep = sep;
         this.stop = stop;
-        this.id = t.slice(pos, sep);
+        this.code = segmentCode(t, pos, sep);
+        this.idText = null;
         this.position++;
         this.segment(stack);
       }
@@ -148,15 +173,22 @@ class Pass {
     this.close(rootFrame);
     if (this.translate) {
       if (rootFrame.table !== null) this.closeObject(rootFrame);
-      this.out += '}';
+      this.o.byte(RBRACE);
+      this.json = this.o.toString();
     }
   }
 
+  /** The current segment's id. */
+  private get id(): string {
+    this.idText ??= this.t.slice(this.start, this.sep);
+    return this.idText;
+  }
+
   private segment(stack: Frame[]): void {
-    const id = this.id;
+    const code = this.code;
     for (let f = stack.length - 1; f >= 0; f--) {
       const fr = stack[f] as Frame;
-      const cands = fr.level.lookup.get(id);
+      const cands = code < 0 ? undefined : fr.level.byCode.get(code);
       if (cands === undefined) continue;
       const from = f > 0 && fr.idx === 0 ? 1 : fr.idx;
       let ci = -1;
@@ -189,7 +221,7 @@ class Pass {
         if (counts !== null) counts[0] = 1;
         const inst = new Frame(lvl, counts);
         stack.push(inst);
-        if (this.translate) this.out += '{';
+        if (this.translate) this.o.byte(LBRACE);
         this.place(inst, 0, lvl.children[0] as CChild, (lvl.children[0] as CChild).seg as CSegment, 1);
       }
       return;
@@ -202,9 +234,9 @@ class Pass {
     if (root.table === table) return;
     if (root.table !== null) {
       this.closeObject(root);
-      this.out += ',';
+      this.o.byte(COMMA);
     }
-    this.out += `"${table}":{`;
+    this.o.text(`"${table}":{`);
     root.table = table;
     root.last = -1;
     root.open = false;
@@ -214,23 +246,25 @@ class Pass {
 
   /** Writes the key of child `ci` in `fr`'s object, or the comma before a further array item. */
   private member(fr: Frame, ci: number, child: CChild): void {
+    const o = this.o;
     if (fr.last === ci && fr.open) {
-      this.out += ',';
+      o.byte(COMMA);
       return;
     }
-    let s = fr.open ? ']' : '';
-    s += fr.any ? child.k1 : child.k0;
+    if (fr.open) o.byte(RBRACKET);
+    o.bytes(fr.any ? child.b1 : child.b0);
     fr.any = true;
     fr.last = ci;
     fr.open = child.array;
-    this.out += child.array ? s + '[' : s;
+    if (child.array) o.byte(LBRACKET);
   }
 
   /** Ends an object: closes its open array, writes its unrecognized segments and the brace. */
   private closeObject(fr: Frame): void {
-    let s = fr.open ? ']' : '';
-    if (fr.unrec !== '') s += (fr.any ? ',"' : '"') + UNRECOGNIZED_SEGMENTS + '":[' + fr.unrec + ']';
-    this.out += s + '}';
+    const o = this.o;
+    if (fr.open) o.byte(RBRACKET);
+    if (fr.unrec !== '') o.text((fr.any ? ',"' : '"') + UNRECOGNIZED_SEGMENTS + '":[' + fr.unrec + ']');
+    o.byte(RBRACE);
   }
 
   private closeFrame(fr: Frame): void {
@@ -258,7 +292,7 @@ class Pass {
 
   /** Keeps the current segment, generic shape, among `fr`'s unrecognized segments. */
   private keep(fr: Frame): void {
-    const j = genericSegmentJson(this.t, this.start, this.sep, this.stop, this.d, this.escape);
+    const j = genericSegmentJson(this.t, this.start, this.sep, this.stop, this.d);
     fr.unrec = fr.unrec === '' ? j : fr.unrec + ',' + j;
   }
 
@@ -297,19 +331,22 @@ class Pass {
       return;
     }
     this.member(fr, ci, child);
-    this.out += this.elements(cs, true);
+    this.elements(cs, true);
   }
 
-  /** Reads the segment's elements; returns the segment's JSON object text when `emit`. */
-  private elements(cs: CSegment, emit: boolean): string {
+  /** Reads the segment's elements; writes the segment's JSON object when `emit`. */
+  private elements(cs: CSegment, emit: boolean): void {
     const t = this.t;
     const stop = this.stop;
     const el = this.el;
+    const o = this.o;
     const defs = cs.elements;
     const nd = defs.length;
     const v = this.validate;
     const syntax = v && cs.syntax.length > 0;
-    let s = '';
+    this.w = emit;
+    let first = true;
+    if (emit) o.byte(LBRACE);
     let i = 0;
     if (this.sep < stop) {
       let a = this.sep + 1;
@@ -320,12 +357,21 @@ class Pass {
         const def = defs[i];
         if (b > a) {
           if (def === undefined) {
-            if (emit) s += (s === '' ? '' : ',') + unrecognizedKey(i) + this.str(a, b);
+            if (emit) {
+              o.bytes(unrecognizedKey(i, !first));
+              o.str(t, a, b);
+              first = false;
+            }
             if (v) this.elementFinding('3', i + 1, null, null, '', t.slice(a, b), `${cs.id}${pad2(i + 1)} is beyond the segment's ${nd} elements.`);
           } else {
             if (v && def.notUsed) this.elementFinding('10', def.position, null, null, def.reference, t.slice(a, b), `${def.name} is not used by the implementation.`, 'I10');
-            const j = def.repeat > 1 ? this.repeated(def, a, b) : def.t === T_COMPOSITE ? this.composite(def, a, b, null) : this.simple(def, a, b, null);
-            if (emit && j !== null) s += (s === '' ? def.k0 : def.k1) + j;
+            const mark = o.n;
+            if (emit) o.bytes(first ? def.b0 : def.b1);
+            const wrote = def.repeat > 1 ? this.repeated(def, a, b) : def.t === T_COMPOSITE ? this.composite(def, a, b, null) : this.simple(def, a, b, null);
+            if (emit) {
+              if (wrote) first = false;
+              else o.n = mark;
+            }
           }
         } else if (v && def !== undefined && def.mandatory) this.missing(def);
         i++;
@@ -333,6 +379,8 @@ class Pass {
         a = b + 1;
       }
     }
+    if (emit) o.byte(RBRACE);
+    this.w = false;
     if (v) {
       for (let k = i; k < nd; k++) if ((defs[k] as CElement).mandatory) this.missing(defs[k] as CElement);
       if (syntax) {
@@ -340,14 +388,15 @@ class Pass {
         this.syntax(cs);
       }
     }
-    return emit ? '{' + s + '}' : '';
   }
 
   /** A repeating element: always an array (repetitions that translate to nothing are left out). */
-  private repeated(def: CElement, a: number, b: number): string {
+  private repeated(def: CElement, a: number, b: number): boolean {
     const t = this.t;
+    const o = this.o;
+    const w = this.w;
     const rep = this.rep === null ? -1 : this.rep.charCodeAt(0);
-    let s = '';
+    if (w) o.byte(LBRACKET);
     let any = false;
     let r = 0;
     let x = a;
@@ -355,28 +404,31 @@ class Pass {
       const y = rep < 0 ? b : charIn(t, rep, x, b);
       if (y > x) {
         if (this.validate && r >= def.repeat) this.elementFinding('12', def.position, null, r + 1, def.reference, t.slice(x, y), `${def.name} repeats more than ${def.repeat} times.`);
-        const j = def.t === T_COMPOSITE ? this.composite(def, x, y, r + 1) : this.simple(def, x, y, r + 1);
-        if (j !== null && this.translate) {
-          s += any ? ',' + j : j;
-          any = true;
-        }
+        const mark = o.n;
+        if (w && any) o.byte(COMMA);
+        const wrote = def.t === T_COMPOSITE ? this.composite(def, x, y, r + 1) : this.simple(def, x, y, r + 1);
+        if (wrote) any = true;
+        else if (w) o.n = mark;
       }
       r++;
       if (y >= b) break;
       x = y + 1;
     }
-    return '[' + s + ']';
+    if (w) o.byte(RBRACKET);
+    return true;
   }
 
-  /** A composite: an object keyed by component, or null when no component translates to anything. */
-  private composite(def: CElement, a: number, b: number, rep: number | null): string | null {
+  /** A composite: an object keyed by component; false when no component translates to anything. */
+  private composite(def: CElement, a: number, b: number, rep: number | null): boolean {
     const t = this.t;
+    const o = this.o;
+    const w = this.w;
     const comps = def.components as readonly CElement[];
     const nc = comps.length;
     const v = this.validate;
     const comp = this.comp.charCodeAt(0);
     const seen = this.compPresent;
-    let s = '';
+    if (w) o.byte(LBRACE);
     let any = false;
     let j = 0;
     let x = a;
@@ -387,37 +439,33 @@ class Pass {
       if (cd === undefined) {
         if (v && y > x) this.elementFinding('13', def.position, j + 1, rep, def.reference, t.slice(a, b), `${def.name} has more than ${nc} components.`);
       } else if (y > x) {
-        const r = this.simple(cd, x, y, rep);
-        if (r !== null) {
-          s += any ? cd.k1 + r : cd.k0 + r;
-          any = true;
-        }
+        const mark = o.n;
+        if (w) o.bytes(any ? cd.b1 : cd.b0);
+        if (this.simple(cd, x, y, rep)) any = true;
+        else if (w) o.n = mark;
       }
       j++;
       if (y >= b) break;
       x = y + 1;
     }
+    if (w) o.byte(RBRACE);
     if (v) {
       for (let k = 0; k < nc; k++) {
         const cd = comps[k] as CElement;
         if (cd.mandatory && (k >= j || !seen[k])) this.missing(cd);
       }
     }
-    return any ? '{' + s + '}' : null;
-  }
-
-  /** JSON text of `t[a, b)` as a string. */
-  private str(a: number, b: number): string {
-    return this.escape ? JSON.stringify(this.t.slice(a, b)) : '"' + this.t.slice(a, b) + '"';
+    return any;
   }
 
   /**
-   * A simple element or component `t[a, b)`: its JSON text ('' when not translating), or null
-   * when it is left out of the translation (an unreadable date).
+   * A simple element or component `t[a, b)`, written when translating. False when it is left out
+   * of the translation (an unreadable date).
    */
-  private simple(def: CElement, a: number, b: number, rep: number | null): string | null {
+  private simple(def: CElement, a: number, b: number, rep: number | null): boolean {
     const v = this.validate;
     const t = this.t;
+    const w = this.w;
     switch (def.t) {
       case T_STRING:
         if (v) {
@@ -426,19 +474,20 @@ class Pass {
             this.elementFinding('7', def.ep, def.cp, rep, def.reference, raw, `${def.name} "${raw}" is not an allowed code.`);
           } else this.length(def, a, b, b - a, rep);
         }
-        return this.translate ? this.str(a, b) : '';
+        if (w) this.o.str(t, a, b);
+        return true;
       case T_N:
       case T_R: {
-        const num = def.t === T_N ? nJson(t, a, b, def.decimals) : rJson(t, a, b);
-        if (num === null) {
+        if (!(def.t === T_N ? this.numberN(a, b, def.decimals, w) : this.numberR(a, b, w))) {
           if (v) {
             const raw = t.slice(a, b);
             this.elementFinding('6', def.ep, def.cp, rep, def.reference, raw, `${def.name} "${raw}" is not a ${def.def.type} number.`);
           }
-          return this.translate ? this.str(a, b) : '';
+          if (w) this.o.str(t, a, b);
+          return true;
         }
         if (v) this.length(def, a, b, digitsAt(t, a, b), rep);
-        return num;
+        return true;
       }
       case T_DT:
         if (!isDateAt(t, a, b)) {
@@ -446,10 +495,11 @@ class Pass {
           const message = `Segment ${this.id} (position ${this.position}), element ${def.name}: "${raw}" cannot be read as a date; the element is left out of the translation.`;
           if (this.translate) this.warnings.push({ code: 'invalid_date', message, detail: { segment: this.id, element: def.name, value: raw } });
           if (v) this.elementFinding('8', def.ep, def.cp, rep, def.reference, raw, message);
-          return null;
+          return false;
         }
         if (v) this.length(def, a, b, b - a, rep);
-        return this.translate ? dateJson(t, a, b) : '';
+        if (w) this.date(a, b);
+        return true;
       case T_TM:
         if (v) {
           if (!isTimeAt(t, a, b)) {
@@ -457,9 +507,90 @@ class Pass {
             this.elementFinding('9', def.ep, def.cp, rep, def.reference, raw, `${def.name} "${raw}" is not a time.`);
           } else this.length(def, a, b, b - a, rep);
         }
-        return this.translate ? this.str(a, b) : '';
+        if (w) this.o.str(t, a, b);
+        return true;
       default:
-        return this.translate ? this.str(a, b) : '';
+        if (w) this.o.str(t, a, b);
+        return true;
+    }
+  }
+
+  /** Writes a readable date (digits): "CCYYMMDD" as "CCYY-MM-DD", six digits as sent. */
+  private date(a: number, b: number): void {
+    const o = this.o;
+    const t = this.t;
+    o.byte(QUOTE);
+    if (b - a === 8) {
+      o.raw(t, a, a + 4);
+      o.byte(MINUS);
+      o.raw(t, a + 4, a + 6);
+      o.byte(MINUS);
+      o.raw(t, a + 6, b);
+    } else o.raw(t, a, b);
+    o.byte(QUOTE);
+  }
+
+  /**
+   * An N-type value (optional minus, digits) with `decimals` implied decimals; written (when
+   * `write`) as a canonical JSON number. False when it is not one (nothing written).
+   */
+  private numberN(a: number, b: number, decimals: number, write: boolean): boolean {
+    const t = this.t;
+    const neg = t.charCodeAt(a) === MINUS;
+    const start = neg ? a + 1 : a;
+    if (start >= b) return false;
+    for (let i = start; i < b; i++) {
+      const c = t.charCodeAt(i);
+      if (c < D0 || c > D9) return false;
+    }
+    if (!write) return true;
+    const split = b - decimals;
+    if (split >= start) this.canonical(neg, start, split, split, b, 0);
+    else this.canonical(neg, start, start, start, b, start - split);
+    return true;
+  }
+
+  /** An R-type value (optional minus, digits, at most one point, a digit at least); see `numberN`. */
+  private numberR(a: number, b: number, write: boolean): boolean {
+    const t = this.t;
+    const neg = t.charCodeAt(a) === MINUS;
+    const start = neg ? a + 1 : a;
+    let dot = -1;
+    let digits = 0;
+    for (let i = start; i < b; i++) {
+      const c = t.charCodeAt(i);
+      if (c >= D0 && c <= D9) digits++;
+      else if (c === DOT && dot < 0) dot = i;
+      else return false;
+    }
+    if (digits === 0) return false;
+    if (!write) return true;
+    if (dot < 0) this.canonical(neg, start, b, b, b, 0);
+    else this.canonical(neg, start, dot, dot + 1, b, 0);
+    return true;
+  }
+
+  /**
+   * Writes digits `t[intFrom, intTo)`, then a point, `pad` zeros and `t[fracFrom, fracTo)`, as a
+   * canonical JSON number: leading zeros and trailing fraction zeros dropped, "0" for any zero.
+   */
+  private canonical(neg: boolean, intFrom: number, intTo: number, fracFrom: number, fracTo: number, pad: number): void {
+    const t = this.t;
+    const o = this.o;
+    while (intFrom < intTo && t.charCodeAt(intFrom) === D0) intFrom++;
+    while (fracTo > fracFrom && t.charCodeAt(fracTo - 1) === D0) fracTo--;
+    const frac = fracTo > fracFrom;
+    if (intFrom === intTo && !frac) {
+      o.byte(D0);
+      return;
+    }
+    if (neg) o.byte(MINUS);
+    if (intFrom < intTo) o.raw(t, intFrom, intTo);
+    else o.byte(D0);
+    if (frac) {
+      o.byte(DOT);
+      for (let k = 0; k < pad; k++) o.byte(D0);
+      o.raw(t, fracFrom, fracTo);
     }
   }
 
@@ -575,5 +706,5 @@ class Pass {
 export function runSet(set: TransactionSetRead, c: Compiled, translate: boolean, validate: boolean): RunResult {
   const p = new Pass(c, set.interchange.delimiters, setText(set), translate, validate);
   p.run();
-  return { json: p.out, warnings: p.warnings, findings: p.findings };
+  return { json: p.json, warnings: p.warnings, findings: p.findings };
 }
