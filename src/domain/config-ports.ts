@@ -35,9 +35,13 @@ export interface ConfigAdminStore {
   applyChanges(organizationId: string, changes: readonly ConfigChange[]): Promise<void>;
 }
 
+/** Per-key request counts over aligned one-minute windows, shared by every API replica. */
 export interface RateLimitStore {
-  /** Counts one hit in the window and returns the window's count including it. */
-  hit(scope: string, keyId: string, windowStart: number): Promise<number>;
+  /**
+   * Counts one hit in the window and returns the window's count including it, counting no
+   * further than `cap + 1` (any value over `cap` means the budget is spent).
+   */
+  hit(scope: string, keyId: string, windowStart: number, cap: number): Promise<number>;
 }
 
 export type { KeyKind };

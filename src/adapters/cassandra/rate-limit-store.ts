@@ -1,22 +1,25 @@
 /**
- * Rate-limit windows in Cassandra counters (migrations/0100), so every API replica counts
- * against one budget. Increment, then read: a request is over the limit when the count it
- * reads exceeds the budget.
+ * Rate-limit windows in Cassandra (migrations/0102), so every API replica counts against one
+ * budget. A hit inserts one row into the window's partition (expiring after 120 s), then
+ * reads the partition back, at most `cap + 1` rows. Both at LOCAL_QUORUM (the client's
+ * default), so of any set of hits the one written last reads every other: the budget is
+ * never exceeded across replicas, whatever the interleaving.
  */
 import type { Client } from 'cassandra-driver';
 import type { RateLimitStore } from '../../domain/config-ports.ts';
 import { TdxError } from '../../errors.ts';
 
+const INSERT = 'INSERT INTO rate_limit_hits (key_id, scope, window_start, hit_id) VALUES (?, ?, ?, now())';
+const COUNT = 'SELECT hit_id FROM rate_limit_hits WHERE key_id = ? AND scope = ? AND window_start = ? LIMIT ?';
+
 export class CassandraRateLimitStore implements RateLimitStore {
   constructor(private readonly client: Client) {}
 
-  async hit(scope: string, keyId: string, windowStart: number): Promise<number> {
+  async hit(scope: string, keyId: string, windowStart: number, cap: number): Promise<number> {
     try {
-      const params = [keyId, scope, windowStart];
-      await this.client.execute('UPDATE rate_limit_windows SET hits = hits + 1 WHERE key_id = ? AND scope = ? AND window_start = ?', params, { prepare: true });
-      const row = (await this.client.execute('SELECT hits FROM rate_limit_windows WHERE key_id = ? AND scope = ? AND window_start = ?', params, { prepare: true })).first();
-      const v = row?.get('hits') as { toNumber(): number } | undefined;
-      return v ? v.toNumber() : 1;
+      await this.client.execute(INSERT, [keyId, scope, windowStart], { prepare: true });
+      const read = await this.client.execute(COUNT, [keyId, scope, windowStart, cap + 1], { prepare: true, fetchSize: cap + 1 });
+      return read.rowLength;
     } catch (err) {
       throw new TdxError('store_unavailable', `Cassandra rate-limit update failed: ${(err as Error).message}`, { cause: err });
     }

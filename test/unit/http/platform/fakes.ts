@@ -78,10 +78,12 @@ export class FakeConfig implements ConfigReadStore {
 
 export class FakeRateLimits implements RateLimitStore {
   counts = new Map<string, number>();
-  async hit(scope: string, keyId: string, windowStart: number) {
+  calls = 0;
+  async hit(scope: string, keyId: string, windowStart: number, cap: number) {
+    this.calls += 1;
     const k = `${scope}/${keyId}/${windowStart}`;
     const n = (this.counts.get(k) ?? 0) + 1;
     this.counts.set(k, n);
-    return n;
+    return Math.min(n, cap + 1);
   }
 }

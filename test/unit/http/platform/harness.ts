@@ -51,5 +51,5 @@ export async function startHarness(opts: { perMinute?: number } = {}) {
     }
     return { status: res.status, body, text, headers: res.headers };
   }
-  return { base, get, keys, orgs, config, orgA, orgB, platform, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return { base, get, keys, orgs, config, rates, orgA, orgB, platform, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
