@@ -60,7 +60,7 @@ describe('migration files', () => {
     expect(files[0]).toMatchObject({ version: 1, name: 'schema_migrations' });
     for (const f of files) {
       for (const stmt of splitStatements(substitute(f.text, { retention_seconds: 1, keyspace: 'k' }, f.file))) {
-        expect(stmt, `${f.file}: ${stmt.slice(0, 60)}`).toMatch(/^(CREATE (TABLE|TYPE|INDEX|CUSTOM INDEX|MATERIALIZED VIEW) IF NOT EXISTS|ALTER TABLE)/i);
+        expect(stmt, `${f.file}: ${stmt.slice(0, 60)}`).toMatch(/^(CREATE (TABLE|TYPE|INDEX|CUSTOM INDEX|MATERIALIZED VIEW) IF NOT EXISTS|DROP (TABLE|INDEX) IF EXISTS|ALTER TABLE)/i);
       }
     }
   });
