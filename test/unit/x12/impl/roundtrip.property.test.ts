@@ -1,6 +1,14 @@
 /**
  * Property: for generated conforming documents of several sets, EDI → JSON → EDI gives the same
  * segments, raises no warning, and the JSON validates against the implementation's schema.
+ *
+ * What is compared: the written EDI text, byte for byte, against the generated text. The
+ * generator writes numbers in their canonical form (R without leading zeros or trailing fraction
+ * zeros, N without leading zeros beyond the element's minimum length), because translation
+ * carries numbers as JSON numbers. A second property sends numbers in non-canonical forms
+ * ("0012.50"): they come back canonical ("12.5"), so there the elements are compared as text
+ * except numeric ones, which are compared by value.
+ *
  * Bounded runs with a fixed seed keep CI fast and reproducible.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -24,7 +32,8 @@ function rng(seed: number): (n: number) => number {
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
-function value(e: ElementDef, r: (n: number) => number): string {
+/** `canonical` false: numbers get extra leading zeros and trailing fraction zeros at random. */
+function value(e: ElementDef, r: (n: number) => number, canonical: boolean): string {
   const len = (lo: number, hi: number): number => lo + r(Math.max(1, hi - lo + 1));
   switch (e.type) {
     case 'DT': {
@@ -42,6 +51,7 @@ function value(e: ElementDef, r: (n: number) => number): string {
       let s = String(1 + r(9)) + Array.from({ length: intDigits - 1 }, () => String(r(10))).join('');
       if (lo === 1 && r(3) === 0) s = '0';
       if (r(2) === 0 && e.maxLength > intDigits + 1) s += `.${r(9) + 1}`;
+      if (!canonical) s = '0'.repeat(r(3)) + s + (s.includes('.') ? '0'.repeat(r(3)) : r(2) === 0 ? '.0' : '');
       return s;
     }
     case 'ID':
@@ -56,30 +66,31 @@ function value(e: ElementDef, r: (n: number) => number): string {
     default: {
       // N0..N9: no leading zeros beyond the minimum length
       const n = len(Math.max(1, e.minLength), Math.min(e.maxLength, Math.max(1, e.minLength) + 5));
-      return n === 1 ? String(r(10)) : String(1 + r(9)) + Array.from({ length: n - 1 }, () => String(r(10))).join('');
+      const s = n === 1 ? String(r(10)) : String(1 + r(9)) + Array.from({ length: n - 1 }, () => String(r(10))).join('');
+      return canonical ? s : '0'.repeat(r(3)) + s;
     }
   }
 }
 
-function elementText(e: ElementDef, r: (n: number) => number): string {
+function elementText(e: ElementDef, r: (n: number) => number, canonical: boolean): string {
   const one = (): string => {
-    if (!e.components) return value(e, r);
-    const parts = e.components.map((c) => (c.usage === 'must_use' || r(2) === 0 ? value(c, r) : ''));
+    if (!e.components) return value(e, r, canonical);
+    const parts = e.components.map((c) => (c.usage === 'must_use' || r(2) === 0 ? value(c, r, canonical) : ''));
     while (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
-    if (parts.length === 0) parts.push(value(e.components[0]!, r));
+    if (parts.length === 0) parts.push(value(e.components[0]!, r, canonical));
     return parts.join(':');
   };
   if (e.repeat <= 1) return one();
   return Array.from({ length: 1 + r(2) }, one).join('^');
 }
 
-function segmentText(id: string, els: readonly ElementDef[], r: (n: number) => number): string {
-  const parts = els.map((e) => (e.usage === 'not_used' ? '' : e.usage === 'must_use' || r(3) === 0 ? elementText(e, r) : ''));
+function segmentText(id: string, els: readonly ElementDef[], r: (n: number) => number, canonical: boolean): string {
+  const parts = els.map((e) => (e.usage === 'not_used' ? '' : e.usage === 'must_use' || r(3) === 0 ? elementText(e, r, canonical) : ''));
   while (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
   return [id, ...parts].join('*');
 }
 
-function generate(nodes: readonly StructureNode[], r: (n: number) => number, out: string[], depth: number, inLoop: boolean): void {
+function generate(nodes: readonly StructureNode[], r: (n: number) => number, out: string[], depth: number, inLoop: boolean, canonical: boolean): void {
   nodes.forEach((n, i) => {
     if (n.id === 'ST' || n.id === 'SE' || n.usage === 'not_used') return;
     const first = inLoop && i === 0;
@@ -87,16 +98,16 @@ function generate(nodes: readonly StructureNode[], r: (n: number) => number, out
     const cap = Math.min(max, depth > 2 ? 1 : 2);
     const count = first ? 1 : n.usage === 'must_use' ? 1 + r(cap) : r(cap + 1) * (r(2) === 0 ? 0 : 1);
     for (let k = 0; k < count; k++) {
-      if (n.kind === 'segment') out.push(segmentText(n.id, n.elements, r));
-      else generate(n.children, r, out, depth + 1, true);
+      if (n.kind === 'segment') out.push(segmentText(n.id, n.elements, r, canonical));
+      else generate(n.children, r, out, depth + 1, true, canonical);
     }
   });
 }
 
-function documentFor(impl: Implementation, seed: number): string {
+function documentFor(impl: Implementation, seed: number, canonical = true): string {
   const r = rng(seed);
   const body: string[] = [];
-  for (const t of impl.tables) generate(t.children, r, body, 0, false);
+  for (const t of impl.tables) generate(t.children, r, body, 0, false, canonical);
   const segs = [`ST*${impl.transactionSet.identifier}*0001`, ...body, `SE*${body.length + 2}*0001`];
   return `${segs.join('~')}~`;
 }
@@ -125,5 +136,48 @@ describe.each([
       }),
       { seed: 4010, numRuns: 30 },
     );
+  });
+
+  it('EDI → JSON → EDI with non-canonical numbers gives the same segments, numbers equal in value', () => {
+    // element and component values by position; numeric ones (N, R) compared by value, the rest as text
+    const numeric = new Set<string>();
+    const composite = new Set<string>();
+    const isNumeric = (e: ElementDef): boolean => e.type === 'R' || /^N[0-9]$/.test(e.type);
+    const walk = (nodes: readonly StructureNode[]): void => {
+      for (const n of nodes) {
+        if (n.kind === 'loop') walk(n.children);
+        else {
+          n.elements.forEach((e, i) => {
+            if (isNumeric(e)) numeric.add(`${n.id}/${i}`);
+            if (e.components) composite.add(`${n.id}/${i}`);
+            e.components?.forEach((c, j) => {
+              if (isNumeric(c)) numeric.add(`${n.id}/${i}/${j}`);
+            });
+          });
+        }
+      }
+    };
+    for (const t of impl.tables) walk(t.children);
+    const num = (key: string, v: string): unknown => (numeric.has(key) && /^-?[0-9]*\.?[0-9]+\.?$/.test(v) ? Number(v) : v);
+    const normal = (text: string): unknown[][] =>
+      text
+        .split('~')
+        .filter((s) => s !== '')
+        .map((s) => {
+          const [id = '', ...els] = s.split('*');
+          return [id, ...els.map((v, i) => v.split('^').map((rep) => rep.split(':').map((c, j, all) => (composite.has(`${id}/${i}`) ? num(`${id}/${i}/${j}`, c) : all.length === 1 ? num(`${id}/${i}`, c) : c))))];
+        });
+    let changed = 0;
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), (seed) => {
+        const text = documentFor(impl, seed, false);
+        const written = textOf(documentToSegments(translateSet(setOf(text, release), impl).document, impl));
+        if (written !== text) changed++;
+        expect(normal(written)).toEqual(normal(text));
+      }),
+      { seed: 4010, numRuns: 30 },
+    );
+    // the property is not vacuous: non-canonical numbers did come back in another form
+    if (numeric.size > 0) expect(changed).toBeGreaterThan(0);
   });
 });

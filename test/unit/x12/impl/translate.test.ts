@@ -9,6 +9,7 @@ import {
   supportedReleases,
   supportedSets,
   translateSet,
+  translateSetJson,
   validateSet,
 } from '../../../../src/x12/impl/index.ts';
 import type { ElementFinding, Finding } from '../../../../src/x12/impl/index.ts';
@@ -63,6 +64,27 @@ describe('translateSet (850, 004010)', () => {
     const t = translateSet(setOf('ST*810*0001~BIG*20240101*INV1~IT1*1*2*EA*3~TDS*123456~SE*5*0001~'));
     expect((t.document['summary'] as any)['total_monetary_value_summary_TDS']['amount_01']).toBe(1234.56);
     expect(textOf(documentToSegments(t.document, baseImplementation('810', '004010')))).toBe('ST*810*0001~BIG*20240101*INV1~IT1*1*2*EA*3~TDS*123456~SE*5*0001~');
+  });
+
+  it('normalises numbers: JSON numbers in canonical form, written back canonical (docs/x12-implementations.md)', () => {
+    const text = 'ST*810*0001~BIG*20240101*INV1~IT1*1*0002.50*EA*.5~IT1*2*-0.0*EA*007~TDS*000450~SE*6*0001~';
+    const { json } = translateSetJson(setOf(text));
+    // the JSON text itself carries canonical numbers: no leading zeros, no trailing fraction zeros
+    expect(json).toContain('"quantity_invoiced_02":2.5,');
+    expect(json).toContain('"unit_price_04":0.5}');
+    expect(json).toContain('"quantity_invoiced_02":0,');
+    expect(json).toContain('"unit_price_04":7}');
+    expect(json).toContain('"amount_01":4.5}');
+    // compared: the written text, in which R "0002.50" → 2.5 → "2.5", ".5" → "0.5", "-0.0" → "0", "007" → "7", N2 "000450" → 4.5 → "450"
+    const written = textOf(documentToSegments(JSON.parse(json), baseImplementation('810', '004010')));
+    expect(written).toBe('ST*810*0001~BIG*20240101*INV1~IT1*1*2.5*EA*0.5~IT1*2*0*EA*7~TDS*450~SE*6*0001~');
+  });
+
+  it('writes long digit strings exactly and negative implied decimals with their sign', () => {
+    const { json } = translateSetJson(setOf('ST*810*0001~BIG*20240101*INV1~IT1*1*123456789012345678*EA*-0.25~TDS*-5~SE*5*0001~'));
+    expect(json).toContain('"quantity_invoiced_02":123456789012345678,');
+    expect(json).toContain('"unit_price_04":-0.25}');
+    expect(json).toContain('"amount_01":-0.05}');
   });
 });
 
