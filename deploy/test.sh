@@ -38,7 +38,7 @@ read -r passed failedn skipped < <(node -e '
   for (const file of process.argv.slice(1)) {
     if (!fs.existsSync(file)) continue;
     const r = JSON.parse(fs.readFileSync(file, "utf8"));
-    p += r.numPassedTests; f += r.numFailedTests + (r.numFailedTestSuites || 0); s += r.numPendingTests + (r.numTodoTests || 0);
+    p += r.numPassedTests; f += r.numFailedTests || (r.success ? 0 : r.numFailedTestSuites || 1); s += r.numPendingTests + (r.numTodoTests || 0);
   }
   console.log(p, f, s);
 ' "$results/unit.json" "$results/integration.json")
