@@ -12,17 +12,7 @@ ensure_node_modules
 bash deploy/stack.sh start
 export_stack_env
 
-set +e
-migrate_out=$(node bin/tdx.mjs migrate 2>&1)
-rc=$?
-set -e
-printf '%s\n' "$migrate_out"
-if [ $rc -eq 2 ] && grep -q 'not available in this build' <<<"$migrate_out"; then
-  echo "[start] tdx migrate is not available in this build yet; continuing without it" >&2
-elif [ $rc -ne 0 ]; then
-  echo "[start] tdx migrate failed (exit $rc)" >&2
-  exit $rc
-fi
+node bin/tdx.mjs migrate
 
 # Demo organization: deploy/demo/apply-demo.sh creates it once (its id is kept in .data),
 # applies deploy/demo/config.yaml and prints a standard API key.
