@@ -82,6 +82,33 @@ export class JsonOut {
     this.n = n;
   }
 
+  /** `str` reading the characters from `src`, the bytes of `t` (ASCII text). */
+  strBytes(src: Uint8Array, t: string, a: number, b: number): void {
+    this.room(b - a + 2);
+    const buf = this.buf;
+    let n = this.n;
+    buf[n++] = QUOTE;
+    for (let i = a; i < b; i++) {
+      const c = src[i] as number;
+      if (c < 0x20 || c > 0x7e || c === QUOTE || c === BACKSLASH) {
+        this.text(JSON.stringify(t.slice(a, b)));
+        return;
+      }
+      buf[n++] = c;
+    }
+    buf[n++] = QUOTE;
+    this.n = n;
+  }
+
+  /** `raw` reading from bytes. */
+  rawBytes(src: Uint8Array, a: number, b: number): void {
+    this.room(b - a);
+    const buf = this.buf;
+    let n = this.n;
+    for (let i = a; i < b; i++) buf[n++] = src[i] as number;
+    this.n = n;
+  }
+
   /**
    * `t[a, b)` as a JSON string unless it holds the character `c1` or `c2` (a component or
    * repetition separator): then nothing is written and false is returned.

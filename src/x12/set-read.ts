@@ -50,7 +50,7 @@ export class SetRead implements TransactionSetRead {
   /** Segments counted by the reader (ST and SE included). */
   readonly segmentCount: number;
   /** True when `text` is plain ASCII (byte offsets then equal character offsets). */
-  private readonly ascii: boolean;
+  readonly ascii: boolean;
   private readonly format: SegmentFormat;
   private cached: Segment[] | null = null;
 
@@ -130,4 +130,12 @@ export function setText(set: TransactionSetRead): string {
     out += d.segment;
   }
   return out;
+}
+
+/**
+ * The set's text as bytes (one byte per character) when it is known to be ASCII, for copying
+ * values into JSON without reading the string character by character; null otherwise.
+ */
+export function asciiBytesOf(set: TransactionSetRead): Buffer | null {
+  return set instanceof SetRead && set.ascii ? Buffer.from(set.text, 'latin1') : null;
 }

@@ -19,7 +19,7 @@
 import type { Warning } from '../findings.ts';
 import { genericSegmentJson } from '../generic.ts';
 import { JsonOut, asciiBytes } from '../json-out.ts';
-import { charIn, isSkippable, setText, trimSegmentEnd } from '../set-read.ts';
+import { asciiBytesOf, charIn, isSkippable, setText, trimSegmentEnd } from '../set-read.ts';
 import type { Delimiters, TransactionSetRead } from '../types.ts';
 import { T_COMPOSITE, T_DT, T_N, T_R, T_STRING, T_TM, segmentCode } from './compile.ts';
 import type { CChild, CElement, CLevel, CSegment, CSyntax, Compiled } from './compile.ts';
@@ -101,6 +101,8 @@ class Pass {
   /** JSON text of the translation (after `run`). */
   json = '';
   private readonly o: JsonOut = scratch;
+  /** The text as bytes when it is ASCII (values are then copied from bytes). */
+  private readonly src: Buffer | null;
   /** Element values are written (translating, and the segment is translated). */
   private w = false;
   private readonly el: string;
@@ -125,6 +127,7 @@ class Pass {
     private readonly c: Compiled,
     private readonly d: Delimiters,
     text: string,
+    src: Buffer | null,
     private readonly translate: boolean,
     private readonly validate: boolean,
   ) {
@@ -132,6 +135,7 @@ class Pass {
     this.comp = d.component;
     this.rep = d.repetition;
     this.t = text;
+    this.src = src;
   }
 
   run(): void {
@@ -359,7 +363,7 @@ class Pass {
           if (def === undefined) {
             if (emit) {
               o.bytes(unrecognizedKey(i, !first));
-              o.str(t, a, b);
+              this.str(a, b);
               first = false;
             }
             if (v) this.elementFinding('3', i + 1, null, null, '', t.slice(a, b), `${cs.id}${pad2(i + 1)} is beyond the segment's ${nd} elements.`);
@@ -474,7 +478,7 @@ class Pass {
             this.elementFinding('7', def.ep, def.cp, rep, def.reference, raw, `${def.name} "${raw}" is not an allowed code.`);
           } else this.length(def, a, b, b - a, rep);
         }
-        if (w) this.o.str(t, a, b);
+        if (w) this.str(a, b);
         return true;
       case T_N:
       case T_R: {
@@ -483,7 +487,7 @@ class Pass {
             const raw = t.slice(a, b);
             this.elementFinding('6', def.ep, def.cp, rep, def.reference, raw, `${def.name} "${raw}" is not a ${def.def.type} number.`);
           }
-          if (w) this.o.str(t, a, b);
+          if (w) this.str(a, b);
           return true;
         }
         if (v) this.length(def, a, b, digitsAt(t, a, b), rep);
@@ -507,26 +511,37 @@ class Pass {
             this.elementFinding('9', def.ep, def.cp, rep, def.reference, raw, `${def.name} "${raw}" is not a time.`);
           } else this.length(def, a, b, b - a, rep);
         }
-        if (w) this.o.str(t, a, b);
+        if (w) this.str(a, b);
         return true;
       default:
-        if (w) this.o.str(t, a, b);
+        if (w) this.str(a, b);
         return true;
     }
+  }
+
+  /** Writes `t[a, b)` as a JSON string. */
+  private str(a: number, b: number): void {
+    if (this.src !== null) this.o.strBytes(this.src, this.t, a, b);
+    else this.o.str(this.t, a, b);
+  }
+
+  /** Writes `t[a, b)`, known to be ASCII digits and signs, as it is. */
+  private raw(a: number, b: number): void {
+    if (this.src !== null) this.o.rawBytes(this.src, a, b);
+    else this.o.raw(this.t, a, b);
   }
 
   /** Writes a readable date (digits): "CCYYMMDD" as "CCYY-MM-DD", six digits as sent. */
   private date(a: number, b: number): void {
     const o = this.o;
-    const t = this.t;
     o.byte(QUOTE);
     if (b - a === 8) {
-      o.raw(t, a, a + 4);
+      this.raw(a, a + 4);
       o.byte(MINUS);
-      o.raw(t, a + 4, a + 6);
+      this.raw(a + 4, a + 6);
       o.byte(MINUS);
-      o.raw(t, a + 6, b);
-    } else o.raw(t, a, b);
+      this.raw(a + 6, b);
+    } else this.raw(a, b);
     o.byte(QUOTE);
   }
 
@@ -585,12 +600,12 @@ class Pass {
       return;
     }
     if (neg) o.byte(MINUS);
-    if (intFrom < intTo) o.raw(t, intFrom, intTo);
+    if (intFrom < intTo) this.raw(intFrom, intTo);
     else o.byte(D0);
     if (frac) {
       o.byte(DOT);
       for (let k = 0; k < pad; k++) o.byte(D0);
-      o.raw(t, fracFrom, fracTo);
+      this.raw(fracFrom, fracTo);
     }
   }
 
@@ -704,7 +719,7 @@ class Pass {
 
 /** Runs one pass over a set: JSON text of the translation when `translate`, findings when `validate`. */
 export function runSet(set: TransactionSetRead, c: Compiled, translate: boolean, validate: boolean): RunResult {
-  const p = new Pass(c, set.interchange.delimiters, setText(set), translate, validate);
+  const p = new Pass(c, set.interchange.delimiters, setText(set), translate ? asciiBytesOf(set) : null, translate, validate);
   p.run();
   return { json: p.json, warnings: p.warnings, findings: p.findings };
 }

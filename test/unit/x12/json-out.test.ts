@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { JsonOut, asciiBytes } from '../../../src/x12/json-out.ts';
 import { translateSetJson } from '../../../src/x12/impl/index.ts';
+import { readX12 } from '../../../src/x12/reader.ts';
 import { setOf } from './impl/helpers.ts';
 
 describe('JsonOut', () => {
@@ -49,5 +50,16 @@ describe('implementation translation text', () => {
     const { json } = translateSetJson(setOf(`ST*850*0001~BEG*00*SA*PO1**20240101~N1*ST*${name}*92*01~SE*4*0001~`));
     const doc = JSON.parse(json) as { heading: { name_N1_loop: { name_N1: { name_02: string } }[] } };
     expect(doc.heading.name_N1_loop[0]!.name_N1.name_02).toBe(name);
+  });
+
+  it('is the same read from the reader (ASCII bytes path) and from segments, with and without escapes', () => {
+    for (const name of ['ACME "West" \\ Dock', 'Caf\u00e9 Nord', 'Plain Name']) {
+      const body = `ST*850*0001~BEG*00*SA*PO1**20240101~N1*ST*${name}*92*01~PO1*1*0002.50*EA*9.5~SE*5*0001~`;
+      const isa = 'ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *240101*1200*U*00401*000000001*0*P*:~';
+      const sets = [...readX12(`${isa}GS*PO*S*R*20240101*1200*1*X*004010~${body}GE*1*1~IEA*1*000000001~`)].flatMap((e) => (e.type === 'set' ? [e.set] : []));
+      const fromReader = translateSetJson(sets[0]!).json;
+      expect(fromReader).toBe(translateSetJson(setOf(body)).json);
+      expect(JSON.stringify(JSON.parse(fromReader))).toContain(JSON.stringify(name).slice(1, -1));
+    }
   });
 });
