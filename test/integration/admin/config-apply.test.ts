@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CassandraConfigAdminStore } from '../../../src/adapters/cassandra/config-store.ts';
 import { CassandraOrganizationStore } from '../../../src/adapters/cassandra/organization-store.ts';
-import { cassandraEnv, orgWithKeys, type Env } from '../platform/support.ts';
+import { cassandraEnv, dumpKeyspace, orgWithKeys, type Env } from '../platform/support.ts';
 
 let env: Env;
 const dir = mkdtempSync(path.join(tmpdir(), 'tdx-config-'));
@@ -46,19 +46,29 @@ describe('tdx config apply', () => {
     const state1 = await store.loadState(org);
     expect(state1.partners.map((p) => p.key).sort()).toEqual(['ACME', 'GLOBEX']);
     expect(state1.flows.filter((f) => f.current).map((f) => f.status)).toEqual(['active', 'active', 'active', 'active']);
+    const dump1 = await dumpKeyspace(env);
+    const configRows = Object.entries(dump1).filter(([t]) => t.startsWith('config_'));
+    expect(configRows.map(([t]) => t)).toEqual(expect.arrayContaining(['config_connections', 'config_flows', 'config_mapping_versions', 'config_partners', 'config_secrets']));
+    expect(configRows.every(([, rows]) => rows.length > 0)).toBe(true);
+    const export1 = await env.tdx(['config', 'export', '--org', org]);
+    expect(export1.code, export1.stderr).toBe(0);
+
     const second = await env.tdx(['config', 'apply', 'deploy/demo/config.yaml', '--org', org]);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout.trim()).toBe('no changes');
+    // every row of every table, with the write time of every cell: nothing was written again
+    expect(await dumpKeyspace(env)).toEqual(dump1);
     expect(await store.loadState(org)).toEqual(state1);
+    const export2 = await env.tdx(['config', 'export', '--org', org]);
+    expect(export2.stdout).toBe(export1.stdout);
 
     // export writes the same format back; applying the export changes nothing either
-    const exported = await env.tdx(['config', 'export', '--org', org]);
-    expect(exported.code).toBe(0);
-    expect(exported.stdout).not.toContain('demo-acme-sftp-password');
+    expect(export1.stdout).not.toContain('demo-acme-sftp-password');
+    expect(export1.stdout).not.toContain('whsec_');
     const file = path.join(dir, 'export.yaml');
-    writeFileSync(file, exported.stdout);
+    writeFileSync(file, export1.stdout);
     expect((await env.tdx(['config', 'apply', file, '--org', org])).stdout.trim()).toBe('no changes');
-    expect(await store.loadState(org)).toEqual(state1);
+    expect(await dumpKeyspace(env)).toEqual(dump1);
   });
 
   it('rejects an invalid file naming file, line and field, and applies nothing of it', async () => {
@@ -66,6 +76,7 @@ describe('tdx config apply', () => {
     const store = new CassandraConfigAdminStore(env.client);
     expect((await env.tdx(['config', 'apply', 'deploy/demo/config.yaml', '--org', org])).code).toBe(0);
     const before = await store.loadState(org);
+    const dumped = await dumpKeyspace(env);
     // a valid change early in the file and an invalid one late: neither may land
     const text = demo.replace('url: http://127.0.0.1:9901/edi/inbound', 'url: http://127.0.0.1:9902/changed').replace('deliveryMethod: polling', 'deliveryMethod: fax');
     const file = path.join(dir, 'bad.yaml');
@@ -76,6 +87,7 @@ describe('tdx config apply', () => {
     expect(r.stderr).toContain(`${file}:${line}:`);
     expect(r.stderr).toContain('partners[1].deliveryMethod');
     expect(await store.loadState(org)).toEqual(before);
+    expect(await dumpKeyspace(env)).toEqual(dumped);
   });
 
   it('a changed transformation adds a mapping version; a changed delivery method rebuilds both flows as version 2', async () => {

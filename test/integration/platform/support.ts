@@ -67,3 +67,29 @@ export async function orgWithKeys(env: Env, name: string): Promise<{ org: string
   const [standard, readOnly, sandbox] = await Promise.all([key('standard'), key('read-only'), key('sandbox')]);
   return { org, standard, readOnly, sandbox };
 }
+
+/**
+ * Every row of every table of the keyspace (but `skip`), with the write time of each regular
+ * cell, as sorted text per table: equal dumps mean nothing was written in between, not even
+ * the same values again.
+ */
+export async function dumpKeyspace(env: Env, skip: readonly string[] = ['schema_migrations', 'rate_limit_hits']): Promise<Record<string, string[]>> {
+  const ks = env.config.cassandra.keyspace;
+  const cols = await env.client.execute('SELECT table_name, column_name, kind, type FROM system_schema.columns WHERE keyspace_name = ?', [ks], { prepare: true });
+  const tables = new Map<string, { name: string; timed: boolean }[]>();
+  for (const r of cols.rows) {
+    const table = String(r.get('table_name'));
+    if (skip.includes(table)) continue;
+    const type = String(r.get('type'));
+    // write times exist for regular cells other than counters and multi-cell collections
+    const timed = r.get('kind') === 'regular' && type !== 'counter' && !/^(list|set|map)</.test(type);
+    tables.set(table, [...(tables.get(table) ?? []), { name: String(r.get('column_name')), timed }]);
+  }
+  const out: Record<string, string[]> = {};
+  for (const [table, columns] of [...tables].sort(([x], [y]) => x.localeCompare(y))) {
+    const select = [...columns.map((c) => `"${c.name}"`), ...columns.filter((c) => c.timed).map((c) => `WRITETIME("${c.name}")`)];
+    const rows = await env.client.execute(`SELECT ${select.join(', ')} FROM "${table}"`, [], { prepare: false, fetchSize: 100_000 });
+    out[table] = rows.rows.map((r) => JSON.stringify(r.values())).sort(); // write times are Longs: {low, high}
+  }
+  return out;
+}
