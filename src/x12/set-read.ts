@@ -132,10 +132,17 @@ export function setText(set: TransactionSetRead): string {
   return out;
 }
 
+let bytesScratch = Buffer.allocUnsafe(1 << 16);
+
 /**
  * The set's text as bytes (one byte per character) when it is known to be ASCII, for copying
- * values into JSON without reading the string character by character; null otherwise.
+ * values into JSON without reading the string character by character; null otherwise. The
+ * buffer is reused by the next call: read it before calling again.
  */
 export function asciiBytesOf(set: TransactionSetRead): Buffer | null {
-  return set instanceof SetRead && set.ascii ? Buffer.from(set.text, 'latin1') : null;
+  if (!(set instanceof SetRead) || !set.ascii) return null;
+  const text = set.text;
+  if (text.length > bytesScratch.length) bytesScratch = Buffer.allocUnsafe(Math.max(text.length, bytesScratch.length * 2));
+  bytesScratch.write(text, 0, 'latin1');
+  return bytesScratch;
 }
