@@ -88,6 +88,22 @@ describe('tdx config apply', () => {
     expect(r.stderr).toContain('partners[1].deliveryMethod');
     expect(await store.loadState(org)).toEqual(before);
     expect(await dumpKeyspace(env)).toEqual(dumped);
+    // a reference to nothing, and a file that is not YAML at all
+    const ref = demo.replace('connection: globex-sftp', 'connection: nosuch-sftp');
+    const cases: [string, string, number, string][] = [
+      ['ref.yaml', ref, ref.split('\n').findIndex((l) => l.includes('nosuch-sftp')) + 1, 'partners[1].connection'],
+      ['syntax.yaml', 'partners:\n  - key: [unclosed\n', 3, '(syntax)'],
+    ];
+    for (const [name, body, atLine, field] of cases) {
+      const f = path.join(dir, name);
+      writeFileSync(f, body);
+      const out = await env.tdx(['config', 'apply', f, '--org', org]);
+      expect(out.code, name).toBe(2);
+      expect(out.stderr).toContain(`${f}:${atLine}:`);
+      expect(out.stderr).toContain(`: ${field}`);
+      expect(out.stderr).toContain('nothing was applied');
+    }
+    expect(await dumpKeyspace(env)).toEqual(dumped);
   });
 
   it('a changed transformation adds a mapping version; a changed delivery method rebuilds both flows as version 2', async () => {
