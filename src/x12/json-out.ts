@@ -8,6 +8,10 @@
 const QUOTE = 34;
 const BACKSLASH = 92;
 
+/** Bytes a JSON string cannot hold as they are (control characters, quote, backslash, non-ASCII). */
+const special = new Uint8Array(256);
+for (let c = 0; c < 256; c++) special[c] = c < 0x20 || c > 0x7e || c === QUOTE || c === BACKSLASH ? 1 : 0;
+
 export class JsonOut {
   private buf: Buffer = Buffer.allocUnsafe(1 << 16);
   /** Bytes written. Set it back to a mark to undo what was written after it. */
@@ -90,7 +94,7 @@ export class JsonOut {
     buf[n++] = QUOTE;
     for (let i = a; i < b; i++) {
       const c = src[i] as number;
-      if (c < 0x20 || c > 0x7e || c === QUOTE || c === BACKSLASH) {
+      if (special[c] !== 0) {
         this.text(JSON.stringify(t.slice(a, b)));
         return;
       }

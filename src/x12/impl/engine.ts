@@ -343,6 +343,8 @@ class Pass {
     const t = this.t;
     const stop = this.stop;
     const el = this.el;
+    const elCode = el.charCodeAt(0);
+    const src = this.src;
     const o = this.o;
     const defs = cs.elements;
     const nd = defs.length;
@@ -355,8 +357,14 @@ class Pass {
     if (this.sep < stop) {
       let a = this.sep + 1;
       for (;;) {
-        let b = t.indexOf(el, a);
-        if (b < 0 || b > stop) b = stop;
+        let b: number;
+        if (src !== null) {
+          b = a;
+          while (b < stop && src[b] !== elCode) b++;
+        } else {
+          b = t.indexOf(el, a);
+          if (b < 0 || b > stop) b = stop;
+        }
         if (syntax) this.present[i] = b > a;
         const def = defs[i];
         if (b > a) {
