@@ -7,7 +7,7 @@ import type { Role } from '../../../src/main.ts';
 import type { FeedEntry } from '../../../src/wire/feed-entry.v1.ts';
 import { feedEntryId } from '../../../src/wire/ids.ts';
 import { fromChTime } from '../../../src/adapters/clickhouse/client.ts';
-import { captureIo, eventually, isolatedConfig } from './isolated.ts';
+import { captureIo, eventually, isolatedConfig } from '../helpers/isolated-config.ts';
 
 const iso = isolatedConfig();
 const { config } = iso;

@@ -8,7 +8,7 @@ import { createClickHouse } from '../../../src/adapters/clickhouse/client.ts';
 import { CQL_MIGRATIONS_DIR } from '../../../src/adapters/cassandra/migrate.ts';
 import { SQL_MIGRATIONS_DIR } from '../../../src/adapters/clickhouse/migrate.ts';
 import { TOPIC_CODECS, valueSubject } from '../../../src/wire/topics.ts';
-import { captureIo, isolatedConfig } from './isolated.ts';
+import { captureIo, isolatedConfig } from '../helpers/isolated-config.ts';
 
 const iso = isolatedConfig();
 const { config } = iso;

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMigrate } from '../../../src/cli/commands/migrate.ts';
 import { createLogger } from '../../../src/logger.ts';
-import { captureIo, eventually, isolatedConfig } from './isolated.ts';
+import { captureIo, eventually, isolatedConfig } from '../helpers/isolated-config.ts';
 
 const iso = isolatedConfig({ TDX_API_PORT: '0', TDX_LOG_LEVEL: 'info' });
 const root = fileURLToPath(new URL('../../../', import.meta.url));

@@ -8,7 +8,7 @@ import { schemaIdOf } from '../../../src/wire/codec.ts';
 import { valueSubject } from '../../../src/wire/topics.ts';
 import type { StageMessage } from '../../../src/wire/stage.v1.ts';
 import type { DeadLetter } from '../../../src/wire/dead-letter.v1.ts';
-import { captureIo, eventually, isolatedConfig } from './isolated.ts';
+import { captureIo, eventually, isolatedConfig } from '../helpers/isolated-config.ts';
 
 const iso = isolatedConfig({ TDX_CONSUMER_ATTEMPTS: '3', TDX_CONSUMER_RETRY_MIN_MS: '10', TDX_CONSUMER_RETRY_MAX_MS: '20' });
 const { config } = iso;

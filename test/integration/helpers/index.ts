@@ -8,3 +8,4 @@ export { testKafka, createTestTopicPrefix, createTestSubjectPrefix } from './kaf
 export { testCassandraClient, createTestKeyspace, type TestKeyspace } from './cassandra.ts';
 export { testChdbPath, testClickHouse, createTestClickHouseDatabase, type TestDatabase } from './clickhouse.ts';
 export { sftpSettings, sftpConnectConfig, connectSftp, createTestSftpDir, type SftpSession } from './sftp.ts';
+export { isolatedConfig, eventually, captureIo, type Isolated } from './isolated-config.ts';

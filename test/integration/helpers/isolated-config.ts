@@ -1,5 +1,6 @@
 /**
- * Isolated configuration for the foundation integration tests: a topic and group prefix, a
+ * Isolated application configuration for integration tests that run the service's own code
+ * (migrate, roles, API processes): a topic and group prefix, a
  * Cassandra keyspace and a ClickHouse database of their own (chDB data in a fresh temporary
  * folder), against the services named by the environment (defaults: the local stack).
  * `cleanup` drops what a test created.
@@ -7,11 +8,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { loadConfig, type Config } from '../../../src/config.ts';
 import { createKafka } from '../../../src/adapters/kafka/client.ts';
 import { createCassandraClient } from '../../../src/adapters/cassandra/client.ts';
 import { createLogger } from '../../../src/logger.ts';
+import { uniqueId } from './env.ts';
 
 export interface Isolated {
   readonly config: Config;
@@ -21,7 +22,7 @@ export interface Isolated {
 }
 
 export function isolatedConfig(extra: Record<string, string> = {}): Isolated {
-  const id = randomUUID().replace(/-/g, '').slice(0, 12);
+  const id = uniqueId('i');
   const dataDir = mkdtempSync(path.join(tmpdir(), `tdx-it-${id}-`));
   const env: Record<string, string> = {
     TDX_LOG_LEVEL: process.env['TDX_LOG_LEVEL'] ?? 'warn',

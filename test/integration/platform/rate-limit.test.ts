@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMigrate } from '../../../src/cli/commands/migrate.ts';
 import { createLogger } from '../../../src/logger.ts';
-import { captureIo } from '../foundation/isolated.ts';
+import { captureIo } from '../helpers/isolated-config.ts';
 import { cassandraEnv, orgWithKeys, root, type Env } from './support.ts';
 
 let env: Env;

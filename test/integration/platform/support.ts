@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { runMigrate } from '../../../src/cli/commands/migrate.ts';
 import { createCassandraClient, type CassandraClient } from '../../../src/adapters/cassandra/client.ts';
 import { createLogger } from '../../../src/logger.ts';
-import { captureIo, isolatedConfig, type Isolated } from '../foundation/isolated.ts';
+import { captureIo, isolatedConfig, type Isolated } from '../helpers/isolated-config.ts';
 
 export const root = fileURLToPath(new URL('../../../', import.meta.url));
 
