@@ -8,7 +8,7 @@ import type { Client } from 'cassandra-driver';
 import type { ConfigChange, RecordByKind, RecordKind } from '../../domain/config-plan.ts';
 import type { ConfigAdminStore, ConfigReadStore } from '../../domain/config-ports.ts';
 import type { ImplementationRecord, MappingVersionRecord, OrgConfigState, SecretRecord } from '../../domain/configuration.ts';
-import { TdxError } from '../../errors.ts';
+import { guardStore } from './guard.ts';
 
 const TABLE: Record<RecordKind, string> = {
   connection: 'config_connections',
@@ -35,28 +35,18 @@ function selectOf(kind: RecordKind): string {
   return kind === 'implementation' ? 'SELECT body, definition FROM' : 'SELECT body FROM';
 }
 
-/** Maps driver failures to `store_unavailable` (retriable) so callers see one code. */
-async function guard<T>(what: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    if (err instanceof TdxError) throw err;
-    throw new TdxError('store_unavailable', `Cassandra ${what} failed: ${(err as Error).message}`, { cause: err });
-  }
-}
-
 export class CassandraConfigReadStore implements ConfigReadStore {
   constructor(private readonly client: Client) {}
 
   list<K extends RecordKind>(organizationId: string, kind: K): Promise<RecordByKind[K][]> {
-    return guard(`list ${kind}`, async () => {
+    return guardStore(`list ${kind}`, async () => {
       const rs = await this.client.execute(`${selectOf(kind)} ${TABLE[kind]} WHERE org_id = ?`, [organizationId], { prepare: true, fetchSize: 5000 });
       return rs.rows.map((r) => decode(kind, r));
     });
   }
 
   get<K extends RecordKind>(organizationId: string, kind: K, id: string): Promise<RecordByKind[K] | null> {
-    return guard(`get ${kind}`, async () => {
+    return guardStore(`get ${kind}`, async () => {
       const rs = await this.client.execute(`${selectOf(kind)} ${TABLE[kind]} WHERE org_id = ? AND id = ?`, [organizationId, id], { prepare: true });
       const row = rs.first();
       return row ? decode(kind, row) : null;
@@ -64,7 +54,7 @@ export class CassandraConfigReadStore implements ConfigReadStore {
   }
 
   partnerIdByKey(organizationId: string, key: string): Promise<string | null> {
-    return guard('partner key lookup', async () => {
+    return guardStore('partner key lookup', async () => {
       const rs = await this.client.execute('SELECT partner_id FROM config_partner_keys WHERE org_id = ? AND key_lower = ?', [organizationId, key.toLowerCase()], { prepare: true });
       const row = rs.first();
       return row ? String(row.get('partner_id')) : null;
@@ -72,14 +62,14 @@ export class CassandraConfigReadStore implements ConfigReadStore {
   }
 
   mappingVersions(organizationId: string, mappingId: string): Promise<MappingVersionRecord[]> {
-    return guard('list mapping versions', async () => {
+    return guardStore('list mapping versions', async () => {
       const rs = await this.client.execute('SELECT body FROM config_mapping_versions WHERE org_id = ? AND mapping_id = ?', [organizationId, mappingId], { prepare: true, fetchSize: 5000 });
       return rs.rows.map((r) => JSON.parse(String(r.get('body'))) as MappingVersionRecord);
     });
   }
 
   mappingVersion(organizationId: string, mappingId: string, versionNumber: number): Promise<MappingVersionRecord | null> {
-    return guard('get mapping version', async () => {
+    return guardStore('get mapping version', async () => {
       const rs = await this.client.execute(
         'SELECT body FROM config_mapping_versions WHERE org_id = ? AND mapping_id = ? AND version_number = ?',
         [organizationId, mappingId, versionNumber],
@@ -115,7 +105,7 @@ export class CassandraConfigAdminStore implements ConfigAdminStore {
   }
 
   private secrets(organizationId: string): Promise<SecretRecord[]> {
-    return guard('read secrets', async () => {
+    return guardStore('read secrets', async () => {
       const rs = await this.client.execute('SELECT owner_kind, owner_id, name, value FROM config_secrets WHERE org_id = ?', [organizationId], { prepare: true, fetchSize: 5000 });
       return rs.rows.map((row) => ({
         ownerKind: row.get('owner_kind') as SecretRecord['ownerKind'],
@@ -127,7 +117,7 @@ export class CassandraConfigAdminStore implements ConfigAdminStore {
   }
 
   async applyChanges(organizationId: string, changes: readonly ConfigChange[]): Promise<void> {
-    for (const c of changes) await guard(`apply ${c.op}`, () => this.applyOne(organizationId, c));
+    for (const c of changes) await guardStore(`apply ${c.op}`, () => this.applyOne(organizationId, c));
   }
 
   private async put(query: string, params: unknown[]): Promise<void> {

@@ -6,37 +6,28 @@ import type { Client } from 'cassandra-driver';
 import type { ApiKeyRecord, KeyKind } from '../../domain/api-keys.ts';
 import type { OrganizationStore } from '../../domain/config-ports.ts';
 import type { Organization } from '../../domain/configuration.ts';
-import { TdxError } from '../../errors.ts';
+import { guardStore } from './guard.ts';
 
 const iso = (v: unknown): string | null => (v instanceof Date ? v.toISOString() : null);
-
-async function guard<T>(what: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    if (err instanceof TdxError) throw err;
-    throw new TdxError('store_unavailable', `Cassandra ${what} failed: ${(err as Error).message}`, { cause: err });
-  }
-}
 
 export class CassandraOrganizationStore implements OrganizationStore {
   constructor(private readonly client: Client) {}
 
   createOrganization(org: Organization): Promise<void> {
-    return guard('create organization', async () => {
+    return guardStore('create organization', async () => {
       await this.client.execute('INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)', [org.id, org.name, new Date(org.createdAt)], { prepare: true });
     });
   }
 
   getOrganization(id: string): Promise<Organization | null> {
-    return guard('read organization', async () => {
+    return guardStore('read organization', async () => {
       const row = (await this.client.execute('SELECT id, name, created_at FROM organizations WHERE id = ?', [id], { prepare: true })).first();
       return row ? { id: String(row.get('id')), name: String(row.get('name')), createdAt: iso(row.get('created_at')) ?? '' } : null;
     });
   }
 
   createKey(key: ApiKeyRecord, keyHash: string): Promise<void> {
-    return guard('create key', async () => {
+    return guardStore('create key', async () => {
       await this.client.batch(
         [
           {
@@ -51,7 +42,7 @@ export class CassandraOrganizationStore implements OrganizationStore {
   }
 
   listKeys(organizationId: string): Promise<ApiKeyRecord[]> {
-    return guard('list keys', async () => {
+    return guardStore('list keys', async () => {
       const rs = await this.client.execute('SELECT key_id, kind, name, key_prefix, created_at, revoked_at, last_used_at FROM api_keys WHERE org_id = ?', [organizationId], { prepare: true });
       return rs.rows.map((r) => ({
         id: String(r.get('key_id')),
@@ -67,7 +58,7 @@ export class CassandraOrganizationStore implements OrganizationStore {
   }
 
   revokeKey(organizationId: string, keyId: string, at: string): Promise<boolean> {
-    return guard('revoke key', async () => {
+    return guardStore('revoke key', async () => {
       const row = (await this.client.execute('SELECT key_hash FROM api_keys WHERE org_id = ? AND key_id = ?', [organizationId, keyId], { prepare: true })).first();
       if (!row) return false;
       const when = new Date(at);
@@ -83,7 +74,7 @@ export class CassandraOrganizationStore implements OrganizationStore {
   }
 
   findKeyByHash(keyHash: string): Promise<Pick<ApiKeyRecord, 'id' | 'organizationId' | 'kind' | 'revokedAt'> | null> {
-    return guard('key lookup', async () => {
+    return guardStore('key lookup', async () => {
       const row = (await this.client.execute('SELECT org_id, key_id, kind, revoked_at FROM api_keys_by_hash WHERE key_hash = ?', [keyHash], { prepare: true })).first();
       if (!row) return null;
       return { id: String(row.get('key_id')), organizationId: String(row.get('org_id')), kind: row.get('kind') as KeyKind, revokedAt: iso(row.get('revoked_at')) };
@@ -91,7 +82,7 @@ export class CassandraOrganizationStore implements OrganizationStore {
   }
 
   touchKey(organizationId: string, keyId: string, at: string): Promise<void> {
-    return guard('touch key', async () => {
+    return guardStore('touch key', async () => {
       await this.client.execute('UPDATE api_keys SET last_used_at = ? WHERE org_id = ? AND key_id = ?', [new Date(at), organizationId, keyId], { prepare: true });
     });
   }

@@ -7,7 +7,7 @@
  */
 import type { Client } from 'cassandra-driver';
 import type { RateLimitStore } from '../../domain/config-ports.ts';
-import { TdxError } from '../../errors.ts';
+import { guardStore } from './guard.ts';
 
 const INSERT = 'INSERT INTO rate_limit_hits (key_id, scope, window_start, hit_id) VALUES (?, ?, ?, now())';
 const COUNT = 'SELECT hit_id FROM rate_limit_hits WHERE key_id = ? AND scope = ? AND window_start = ? LIMIT ?';
@@ -15,13 +15,11 @@ const COUNT = 'SELECT hit_id FROM rate_limit_hits WHERE key_id = ? AND scope = ?
 export class CassandraRateLimitStore implements RateLimitStore {
   constructor(private readonly client: Client) {}
 
-  async hit(scope: string, keyId: string, windowStart: number, cap: number): Promise<number> {
-    try {
+  hit(scope: string, keyId: string, windowStart: number, cap: number): Promise<number> {
+    return guardStore('rate-limit update', async () => {
       await this.client.execute(INSERT, [keyId, scope, windowStart], { prepare: true });
       const read = await this.client.execute(COUNT, [keyId, scope, windowStart, cap + 1], { prepare: true, fetchSize: cap + 1 });
       return read.rowLength;
-    } catch (err) {
-      throw new TdxError('store_unavailable', `Cassandra rate-limit update failed: ${(err as Error).message}`, { cause: err });
-    }
+    });
   }
 }
