@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isTdxError } from '../../../src/errors.ts';
+import { genericJson } from '../../../src/x12/generic.ts';
+import { translateAndValidateJson, translateSetJson, validateSet } from '../../../src/x12/impl/index.ts';
 import { readInterchanges } from '../../../src/x12/interchange.ts';
 import { readX12Stream } from '../../../src/x12/reader.ts';
 import { fixture, fixturesDir } from './helpers.ts';
@@ -96,6 +98,35 @@ describe('reader fuzz', () => {
         expect(streamed).toBe(whole);
       }),
       { seed: 7, numRuns: 200 },
+    );
+  });
+
+  it('translates and validates every set of a mutated input: JSON text that parses, the same from each entry point', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: inputs.length - 1 }), fc.array(mutation, { minLength: 1, maxLength: 6 }), (which, ms) => {
+        const input = mutate(inputs[which]!, ms);
+        let read;
+        try {
+          read = readInterchanges(input);
+        } catch (err) {
+          if (isTdxError(err) && err.code === 'x12_unreadable') return;
+          throw err;
+        }
+        for (const ic of read.interchanges) {
+          for (const g of ic.groups) {
+            for (const { set } of g.sets) {
+              const t = translateSetJson(set);
+              expect(() => JSON.parse(t.json) as unknown, t.json.slice(0, 200)).not.toThrow();
+              expect(() => JSON.parse(genericJson(set)) as unknown).not.toThrow();
+              const both = translateAndValidateJson(set);
+              expect(both.json).toBe(t.json);
+              expect(both.warnings).toEqual(t.warnings);
+              expect(both.findings).toEqual(validateSet(set));
+            }
+          }
+        }
+      }),
+      { seed: 31, numRuns: 300 },
     );
   });
 });
