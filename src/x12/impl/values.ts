@@ -1,16 +1,12 @@
 /**
- * Reading and writing element values by data type, written for speed: hand-written parsers over
- * character codes of the set's text (no regex, no intermediate strings), producing JSON text
- * directly. Numbers: N types become JSON numbers with their implied decimals applied, R becomes a
- * number; both in canonical form (no leading zeros, no trailing fraction zeros: R "4.50" is 4.5).
- * Dates: eight-digit dates become "YYYY-MM-DD"; six-digit dates stay as sent. Times stay as sent.
- * Anything else stays a string.
+ * Element values by data type: hand-written checks of dates, times and digit counts over
+ * character codes of the set's text (no regex, no intermediate strings), used by the translation
+ * pass (which writes numbers and dates into JSON itself, engine.ts), and the writing of numbers
+ * and dates back into X12 (canonical forms: docs/x12-implementations.md, "JSON shape of a translation").
  */
 
 const D0 = 48;
 const D9 = 57;
-const MINUS = 45;
-const DOT = 46;
 
 function allDigits(s: string, from: number, to: number): boolean {
   if (from >= to) return false;
@@ -53,87 +49,12 @@ export function isDateAt(t: string, a: number, b: number): boolean {
   return false;
 }
 
-/** JSON text of a readable date `t[a, b)` (see `isDateAt`): "CCYY-MM-DD", or a six-digit date as sent. */
-export function dateJson(t: string, a: number, b: number): string {
-  if (b - a === 8) return '"' + t.slice(a, a + 4) + '-' + t.slice(a + 4, a + 6) + '-' + t.slice(a + 6, b) + '"';
-  return '"' + t.slice(a, b) + '"';
-}
-
-/** A date element as its translation ("CCYYMMDD" → "CCYY-MM-DD"), or null when unreadable. */
-export function readDate(raw: string): string | null {
-  return isDateAt(raw, 0, raw.length) ? (JSON.parse(dateJson(raw, 0, raw.length)) as string) : null;
-}
-
 /** True when `t[a, b)` reads as HHMM, HHMMSS or HHMMSSd..d (24-hour clock). */
 export function isTimeAt(t: string, a: number, b: number): boolean {
   const n = b - a;
   if (n < 4 || n > 8 || n === 5 || !allDigits(t, a, b)) return false;
   if (num2(t, a) > 23 || num2(t, a + 2) > 59) return false;
   return n < 6 || num2(t, a + 4) <= 59;
-}
-
-export const isTime = (raw: string): boolean => isTimeAt(raw, 0, raw.length);
-
-/**
- * Canonical JSON number text of digits `t[from, to)` with `decimals` implied decimals and an
- * optional sign: leading zeros and trailing fraction zeros dropped, "0" for any zero.
- */
-function canonical(t: string, neg: boolean, intFrom: number, intTo: number, fracFrom: number, fracTo: number, padFrac: number): string {
-  while (intFrom < intTo && t.charCodeAt(intFrom) === D0) intFrom++;
-  while (fracTo > fracFrom && t.charCodeAt(fracTo - 1) === D0) fracTo--;
-  const hasFrac = fracTo > fracFrom;
-  if (intFrom === intTo && !hasFrac) return '0';
-  let s = neg ? '-' : '';
-  s += intFrom < intTo ? t.slice(intFrom, intTo) : '0';
-  if (hasFrac) s += padFrac > 0 ? '.' + '0'.repeat(padFrac) + t.slice(fracFrom, fracTo) : '.' + t.slice(fracFrom, fracTo);
-  return s;
-}
-
-/**
- * JSON number text of an N-type value `t[a, b)` with its implied decimals ("12345" as N2 →
- * "123.45"), or null when it is not an optionally signed digit string.
- */
-export function nJson(t: string, a: number, b: number, decimals: number): string | null {
-  const neg = t.charCodeAt(a) === MINUS;
-  const start = neg ? a + 1 : a;
-  if (!allDigits(t, start, b)) return null;
-  if (decimals === 0) return canonical(t, neg, start, b, b, b, 0);
-  const split = b - decimals;
-  if (split >= start) return canonical(t, neg, start, split, split, b, 0);
-  // fewer digits than decimals: all of them are fraction digits, zero-padded on the left
-  return canonical(t, neg, start, start, start, b, split < start ? start - split : 0);
-}
-
-/**
- * JSON number text of an R-type value `t[a, b)` (optional sign, digits, at most one decimal
- * point, at least one digit), or null when it is not one.
- */
-export function rJson(t: string, a: number, b: number): string | null {
-  const neg = t.charCodeAt(a) === MINUS;
-  const start = neg ? a + 1 : a;
-  let dot = -1;
-  let digits = 0;
-  for (let i = start; i < b; i++) {
-    const c = t.charCodeAt(i);
-    if (c >= D0 && c <= D9) digits++;
-    else if (c === DOT && dot < 0) dot = i;
-    else return null;
-  }
-  if (digits === 0) return null;
-  if (dot < 0) return canonical(t, neg, start, b, b, b, 0);
-  return canonical(t, neg, start, dot, dot + 1, b, 0);
-}
-
-/** An N-type value with its implied decimals, or null when it is not a signed digit string. */
-export function readN(raw: string, decimals: number): number | null {
-  const j = nJson(raw, 0, raw.length, decimals);
-  return j === null ? null : Number(j);
-}
-
-/** An R-type value, or null when it is not a signed decimal with at most one point. */
-export function readR(raw: string): number | null {
-  const j = rJson(raw, 0, raw.length);
-  return j === null ? null : Number(j);
 }
 
 /** Digits in `t[a, b)`: the length of a numeric value (sign and decimal point excluded). */
