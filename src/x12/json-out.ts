@@ -104,6 +104,33 @@ export class JsonOut {
     this.n = n;
   }
 
+  /**
+   * Writes the bytes from `a` up to the first `sep` byte or `stop` as a JSON string, and returns
+   * where it stopped: finding an element's end and copying it in one pass. `t` is the text of
+   * `src`, for the rare value that needs escaping.
+   */
+  strUntil(src: Uint8Array, t: string, a: number, stop: number, sep: number): number {
+    this.room(stop - a + 2);
+    const buf = this.buf;
+    let n = this.n;
+    buf[n++] = QUOTE;
+    let i = a;
+    for (; i < stop; i++) {
+      const c = src[i] as number;
+      if (c === sep) break;
+      if (special[c] !== 0) {
+        let j = i;
+        while (j < stop && src[j] !== sep) j++;
+        this.text(JSON.stringify(t.slice(a, j)));
+        return j;
+      }
+      buf[n++] = c;
+    }
+    buf[n++] = QUOTE;
+    this.n = n;
+    return i;
+  }
+
   /** `raw` reading from bytes. */
   rawBytes(src: Uint8Array, a: number, b: number): void {
     this.room(b - a);

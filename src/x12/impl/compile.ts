@@ -39,6 +39,8 @@ export interface CElement {
   readonly mandatory: boolean;
   readonly notUsed: boolean;
   readonly repeat: number;
+  /** Translated as the string it is (ID, AN, B, TM; not repeating): copied as it is scanned. */
+  readonly plainString: boolean;
   readonly codes: ReadonlySet<string> | null;
   readonly components: readonly CElement[] | null;
 }
@@ -172,6 +174,7 @@ function compileElement(e: ElementDef, segmentId: string, parent: number | null)
     mandatory: e.usage === 'must_use',
     notUsed: e.usage === 'not_used',
     repeat: e.repeat,
+    plainString: (t === T_STRING || t === T_TM) && e.repeat <= 1,
     codes: e.codes ? new Set(e.codes) : null,
     components: e.components ? e.components.map((c) => compileElement(c, segmentId, e.position)) : null,
   };

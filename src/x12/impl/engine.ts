@@ -347,6 +347,7 @@ class Pass {
     const src = this.src;
     const o = this.o;
     const defs = cs.elements;
+    const fuse = emit && !this.validate && src !== null;
     const nd = defs.length;
     const v = this.validate;
     const syntax = v && cs.syntax.length > 0;
@@ -357,6 +358,19 @@ class Pass {
     if (this.sep < stop) {
       let a = this.sep + 1;
       for (;;) {
+        const def = defs[i];
+        if (fuse && def !== undefined && def.plainString) {
+          // translation only, a string element: find its end while copying it
+          const mark = o.n;
+          o.bytes(first ? def.b0 : def.b1);
+          const b = o.strUntil(src, t, a, stop, elCode);
+          if (b > a) first = false;
+          else o.n = mark;
+          i++;
+          if (b >= stop) break;
+          a = b + 1;
+          continue;
+        }
         let b: number;
         if (src !== null) {
           b = a;
@@ -366,7 +380,6 @@ class Pass {
           if (b < 0 || b > stop) b = stop;
         }
         if (syntax) this.present[i] = b > a;
-        const def = defs[i];
         if (b > a) {
           if (def === undefined) {
             if (emit) {
