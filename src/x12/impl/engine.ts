@@ -145,6 +145,7 @@ class Pass {
     const elCode = el.charCodeAt(0);
     const term = this.d.segment;
     const trimEnd = term === '\n' || term === '\r';
+    const src = this.src;
     const root = this.c.root;
     const stack: Frame[] = [new Frame(root, this.validate ? new Array<number>(root.children.length).fill(0) : null)];
     if (this.translate) {
@@ -160,8 +161,14 @@ class Pass {
       if (end < 0) end = n;
       const stop = trimSegmentEnd(t, pos, end, trimEnd);
       if (stop > pos) {
-        let sep = t.indexOf(el, pos);
-        if (sep < 0 || sep > stop) sep = stop;
+        let sep: number;
+        if (src !== null) {
+          sep = pos;
+          while (sep < stop && src[sep] !== elCode) sep++;
+        } else {
+          sep = t.indexOf(el, pos);
+          if (sep < 0 || sep > stop) sep = stop;
+        }
         this.start = pos;
         this.sep = sep;
         this.stop = stop;
