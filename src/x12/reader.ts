@@ -143,7 +143,8 @@ class Scanner {
    * test it). With `final`, the input ends here and everything open is closed.
    */
   feed(chunk: string, final: boolean, ascii?: boolean): void {
-    const chunkAscii = ascii ?? !nonAscii.test(chunk);
+    // UTF-8 length equals the length in characters exactly when every character is ASCII (and this is faster than a regex)
+    const chunkAscii = ascii ?? Buffer.byteLength(chunk, 'utf8') === chunk.length;
     const t = this.carry.length > 0 ? this.carry + chunk : chunk;
     this.window = t;
     this.windowAscii = this.carryAscii && chunkAscii;
