@@ -68,7 +68,7 @@ export interface CChild {
   /** JSON text of the key, first in its object (`"key":`) and after another (`,"key":`). */
   readonly k0: string;
   readonly k1: string;
-  /** The same as bytes. */
+  /** The same as bytes, followed by `[` when the value is an array. */
   readonly b0: Uint8Array;
   readonly b1: Uint8Array;
   /** The JSON value is an array (a loop, or a segment with max use above 1). */
@@ -219,8 +219,8 @@ function compileLevel(nodes: readonly { node: StructureNode; table: TableName }[
         key,
         k0: `${JSON.stringify(key)}:`,
         k1: `,${JSON.stringify(key)}:`,
-        b0: asciiBytes(`${JSON.stringify(key)}:`),
-        b1: asciiBytes(`,${JSON.stringify(key)}:`),
+        b0: asciiBytes(`${JSON.stringify(key)}:${node.maxUse === null || node.maxUse > 1 ? '[' : ''}`),
+        b1: asciiBytes(`,${JSON.stringify(key)}:${node.maxUse === null || node.maxUse > 1 ? '[' : ''}`),
         array: node.maxUse === null || node.maxUse > 1,
         table,
         mandatory: node.usage === 'must_use',
@@ -241,8 +241,8 @@ function compileLevel(nodes: readonly { node: StructureNode; table: TableName }[
         key,
         k0: `${JSON.stringify(key)}:`,
         k1: `,${JSON.stringify(key)}:`,
-        b0: asciiBytes(`${JSON.stringify(key)}:`),
-        b1: asciiBytes(`,${JSON.stringify(key)}:`),
+        b0: asciiBytes(`${JSON.stringify(key)}:[`),
+        b1: asciiBytes(`,${JSON.stringify(key)}:[`),
         array: true,
         table,
         mandatory: node.usage === 'must_use',

@@ -267,7 +267,6 @@ class Pass {
     fr.any = true;
     fr.last = ci;
     fr.open = child.array;
-    if (child.array) o.byte(LBRACKET);
   }
 
   /** Ends an object: closes its open array, writes its unrecognized segments and the brace. */
@@ -608,7 +607,10 @@ class Pass {
     }
     if (digits === 0) return false;
     if (!write) return true;
-    if (dot < 0) this.canonical(neg, start, b, b, b, 0);
+    const intEnd = dot < 0 ? b : dot;
+    const lead = intEnd - start === 1 ? t.charCodeAt(start) !== D0 || !neg || dot >= 0 : intEnd > start && t.charCodeAt(start) !== D0;
+    if (lead && (dot < 0 || (b > dot + 1 && t.charCodeAt(b - 1) !== D0))) this.raw(a, b); // already canonical, the common case
+    else if (dot < 0) this.canonical(neg, start, b, b, b, 0);
     else this.canonical(neg, start, dot, dot + 1, b, 0);
     return true;
   }
