@@ -54,9 +54,21 @@ class Frame {
   /** Root only: the table whose object is open. */
   table: string | null = null;
   constructor(
-    readonly level: CLevel,
-    readonly counts: number[] | null,
+    public level: CLevel,
+    public counts: number[] | null,
   ) {}
+
+  /** Makes this frame a fresh one for `level` (frames are reused by depth). */
+  reset(level: CLevel, counts: number[] | null): void {
+    this.level = level;
+    this.counts = counts;
+    this.idx = 0;
+    this.last = -1;
+    this.open = false;
+    this.any = false;
+    this.unrec = '';
+    this.table = null;
+  }
 }
 
 const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
@@ -120,6 +132,8 @@ class Pass {
   /** Validation of syntax notes: which elements of the segment are present. */
   private readonly present: boolean[] = [];
   private presentCount = 0;
+  /** Loop frames by stack depth, reused: a frame is only on the stack, and is done when popped. */
+  private readonly frames: (Frame | undefined)[] = [];
   /** Validation of composites: which components are present. */
   private readonly compPresent: boolean[] = [];
 
@@ -230,7 +244,11 @@ class Pass {
         if (this.translate) this.member(fr, ci, child);
         const counts = this.validate ? new Array<number>(lvl.children.length).fill(0) : null;
         if (counts !== null) counts[0] = 1;
-        const inst = new Frame(lvl, counts);
+        let inst = this.frames[stack.length];
+        if (inst === undefined) {
+          inst = new Frame(lvl, counts);
+          this.frames[stack.length] = inst;
+        } else inst.reset(lvl, counts);
         stack.push(inst);
         if (this.translate) this.o.byte(LBRACE);
         this.place(inst, 0, lvl.children[0] as CChild, (lvl.children[0] as CChild).seg as CSegment, 1);
