@@ -105,15 +105,15 @@ export class JsonOut {
   }
 
   /**
-   * Writes the bytes from `a` up to the first `sep` byte or `stop` as a JSON string, and returns
-   * where it stopped: finding an element's end and copying it in one pass. `t` is the text of
-   * `src`, for the rare value that needs escaping.
+   * Writes the bytes from `a` up to the first `sep` byte or `stop` as the body and closing quote
+   * of a JSON string whose opening quote was written with its key, and returns where it stopped:
+   * finding an element's end and copying it in one pass. `t` is the text of `src`, for the rare
+   * value that needs escaping.
    */
-  strUntil(src: Uint8Array, t: string, a: number, stop: number, sep: number): number {
-    this.room(stop - a + 2);
+  strUntilQuoted(src: Uint8Array, t: string, a: number, stop: number, sep: number): number {
+    this.room(stop - a + 1);
     const buf = this.buf;
     let n = this.n;
-    buf[n++] = QUOTE;
     let i = a;
     for (; i < stop; i++) {
       const c = src[i] as number;
@@ -121,6 +121,7 @@ export class JsonOut {
       if (special[c] !== 0) {
         let j = i;
         while (j < stop && src[j] !== sep) j++;
+        this.n -= 1; // the opening quote: JSON.stringify writes its own
         this.text(JSON.stringify(t.slice(a, j)));
         return j;
       }

@@ -24,6 +24,9 @@ export interface CElement {
   /** The same as bytes. */
   readonly b0: Uint8Array;
   readonly b1: Uint8Array;
+  /** The same followed by the opening quote of a string value. */
+  readonly q0: Uint8Array;
+  readonly q1: Uint8Array;
   /** Name used in messages: "DTM02", or "REF04-01" for a component. */
   readonly name: string;
   /** AK4 element position (the composite's position for a component). */
@@ -162,6 +165,8 @@ function compileElement(e: ElementDef, segmentId: string, parent: number | null)
     k1: `,${JSON.stringify(key)}:`,
     b0: asciiBytes(`${JSON.stringify(key)}:`),
     b1: asciiBytes(`,${JSON.stringify(key)}:`),
+    q0: asciiBytes(`${JSON.stringify(key)}:"`),
+    q1: asciiBytes(`,${JSON.stringify(key)}:"`),
     name: parent === null ? `${segmentId}${pad2(e.position)}` : `${segmentId}${pad2(parent)}-${pad2(e.position)}`,
     ep: parent ?? e.position,
     cp: parent === null ? null : e.position,

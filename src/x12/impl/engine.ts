@@ -386,8 +386,8 @@ class Pass {
         if (fuse && def !== undefined && def.plainString) {
           // translation only, a string element: find its end while copying it
           const mark = o.n;
-          o.bytes(first ? def.b0 : def.b1);
-          const b = o.strUntil(src, t, a, stop, elCode);
+          o.bytes(first ? def.q0 : def.q1);
+          const b = o.strUntilQuoted(src, t, a, stop, elCode);
           if (b > a) first = false;
           else o.n = mark;
           i++;
