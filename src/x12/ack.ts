@@ -14,7 +14,7 @@
 import { ak9Codes } from './findings.ts';
 import type { GroupRead, InterchangeRead } from './interchange.ts';
 import type { TransactionSetRead } from './types.ts';
-import { writeInterchange, type ElementValue, type EnvelopeSettings, type GroupToWrite, type SegmentToWrite } from './writer.ts';
+import { addChars, chooseDelimiters, writeInterchange, type ElementValue, type EnvelopeSettings, type GroupToWrite, type SegmentToWrite } from './writer.ts';
 
 /** An element error found by validation (AK4 / IK4). */
 export interface ElementError {
@@ -163,18 +163,35 @@ export function acknowledgeInterchange(ic: InterchangeRead, envelope: AckEnvelop
     const ta104 = ta1Codes.length === 0 ? 'A' : ic.groups.length === 0 ? 'R' : 'E';
     interchangeSegments.push({ id: 'TA1', elements: [h.controlNumber, h.date, h.time, ta104, ta1Codes[0] ?? '000'] });
   }
+  const version = h.version >= '00501' ? '00501' : h.version >= '00402' ? h.version : '00401';
+  // the received delimiters, unless a value written back (such as a copied bad element) holds one
+  const used = new Set<string>();
+  for (const v of [h.sender.id, h.receiver.id, h.sender.qualifier, h.receiver.qualifier]) addChars(used, v);
+  for (const g of groups) {
+    for (const v of [g.applicationSender ?? '', g.applicationReceiver ?? '', g.release]) addChars(used, v);
+    for (const s of g.sets) for (const seg of s.segments) addElementChars(used, seg.elements);
+  }
+  for (const seg of interchangeSegments) addElementChars(used, seg.elements);
   const settings: EnvelopeSettings = {
     sender: h.receiver,
     receiver: h.sender,
     interchangeControlNumber: envelope.interchangeControlNumber,
-    version: h.version >= '00501' ? '00501' : h.version >= '00402' ? h.version : '00401',
+    version,
     usageIndicator: envelope.usageIndicator ?? h.usageIndicator,
     ackRequested: '0',
     date: envelope.date,
-    delimiters: { element: h.delimiters.element, component: h.delimiters.component, segment: h.delimiters.segment, ...(h.delimiters.repetition === null ? {} : { repetition: h.delimiters.repetition }) },
+    delimiters: chooseDelimiters(used, version, { prefer: { element: h.delimiters.element, component: h.delimiters.component, segment: h.delimiters.segment, ...(h.delimiters.repetition === null ? {} : { repetition: h.delimiters.repetition }) } }),
     lineBreak: envelope.lineBreak ?? false,
   };
   return writeInterchange(settings, groups, { interchangeSegments });
+}
+
+function addElementChars(used: Set<string>, elements: readonly ElementValue[]): void {
+  for (const e of elements) {
+    if (typeof e === 'string') addChars(used, e);
+    else if (Array.isArray(e)) for (const c of e as readonly string[]) addChars(used, c);
+    else for (const r of (e as { repetitions: readonly (string | readonly string[])[] }).repetitions) for (const c of typeof r === 'string' ? [r] : r) addChars(used, c);
+  }
 }
 
 // --- reading received acknowledgments ---------------------------------------------------------

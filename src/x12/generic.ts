@@ -169,8 +169,21 @@ export function genericDocument(set: TransactionSetRead): GenericDocument {
   return JSON.parse(genericJson(set)) as GenericDocument;
 }
 
-const keyPattern = /^([A-Z0-9]{2,3})([0-9]{2})$/;
-const idPattern = /^[A-Z0-9]{2,3}$/;
+const keyPattern = /^([A-Z][A-Z0-9]{1,2})([0-9]{2})$/;
+
+/**
+ * A segment id: two or three capital letters or digits, the first a letter. The reader keeps a
+ * segment with any other id as read (validation reports it, AK3 code 1); the writer refuses it.
+ */
+export function isSegmentId(id: string): boolean {
+  if (id.length < 2 || id.length > 3) return false;
+  for (let i = 0; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    const upper = c >= 65 && c <= 90;
+    if (!(upper || (i > 0 && c >= 48 && c <= 57))) return false;
+  }
+  return true;
+}
 
 function invalid(path: string, message: string): never {
   throw new TdxError('x12_document_invalid', `${path}: ${message}`, { details: { path } });
@@ -184,7 +197,7 @@ export function genericSegmentOf(value: unknown, path: string): SegmentToWrite {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) invalid(path, 'must be a segment object {"id": "XX", "XX01": ...}');
   const seg = value as Record<string, unknown>;
   const id = seg['id'];
-  if (typeof id !== 'string' || !idPattern.test(id)) invalid(`${path}.id`, 'must be a segment id (two or three capital letters or digits)');
+  if (typeof id !== 'string' || !isSegmentId(id)) invalid(`${path}.id`, `${JSON.stringify(id)} is not a segment id (two or three capital letters or digits, the first a letter)`);
   const elements: ElementValue[] = [];
   for (const key of Object.keys(seg)) {
     if (key === 'id') continue;

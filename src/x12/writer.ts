@@ -3,7 +3,10 @@
  * settings (fixed-width ISA, GS, computed SE/GE/IEA counts).
  */
 import { TdxError } from '../errors.ts';
+import { functionalIdOf } from './functional-ids.ts';
 import type { Delimiters, PartyId } from './types.ts';
+
+export { functionalIds, functionalIdOf } from './functional-ids.ts';
 
 /**
  * One element to write: a plain value, its components (a composite), or its repetitions (each
@@ -80,7 +83,7 @@ export interface EnvelopeSettings {
   readonly receiver: PartyId;
   /** ISA13, 1..999999999. */
   readonly interchangeControlNumber: number;
-  /** ISA12. @default "00401" */
+  /** ISA12. @default the first five characters of the highest group release, else "00401" */
   readonly version?: string;
   /** ISA15. @default "P" */
   readonly usageIndicator?: string;
@@ -119,15 +122,12 @@ export interface SetToWrite {
   readonly controlNumber: string | number;
   /** ST03 (implementation convention reference), written from release 004030 on when given. */
   readonly implementationReference?: string;
+  /** ST03 onwards exactly as given (a document's own ST), written whatever the release; wins over `implementationReference`. */
+  readonly headerElements?: readonly string[];
+  /** SE01 onwards exactly as given (a document's own SE); SE is computed when absent. */
+  readonly trailerElements?: readonly string[];
   readonly segments: readonly SegmentToWrite[];
 }
-
-/** GS01 functional identifier of each transaction set the service handles. */
-export const functionalIds: Readonly<Record<string, string>> = {
-  '204': 'SM', '210': 'IM', '214': 'QM', '810': 'IN', '812': 'CD', '820': 'RA', '846': 'IB', '850': 'PO', '855': 'PR',
-  '856': 'SH', '860': 'PC', '865': 'CA', '875': 'OG', '880': 'GP', '940': 'OW', '945': 'SW', '990': 'GF', '997': 'FA', '999': 'FA',
-  '270': 'HS', '271': 'HB', '276': 'HR', '277': 'HN', '278': 'HI', '834': 'BE', '835': 'HP', '837': 'HC',
-};
 
 function pad(v: string, width: number, field: string): string {
   if (v.length > width) throw invalid(`${field} "${v}" is longer than ${width} characters.`, { field, value: v });
@@ -136,6 +136,65 @@ function pad(v: string, width: number, field: string): string {
 
 function two(n: number): string {
   return String(n).padStart(2, '0');
+}
+
+/**
+ * ISA12 for a group release (GS08): its first five characters when they are digits (004010 →
+ * 00401, 005010X222A1 → 00501, 003060 → 00306), else 00401.
+ */
+export function interchangeVersionOf(release: string): string {
+  return /^[0-9]{5}/.test(release) ? release.slice(0, 5) : '00401';
+}
+
+/** ISA12 of an interchange: the one given, else the highest of its groups' releases. */
+export function versionFor(settings: Pick<EnvelopeSettings, 'version'>, groups: readonly Pick<GroupToWrite, 'release'>[]): string {
+  if (settings.version !== undefined) return settings.version;
+  let v = '00401';
+  for (const g of groups) {
+    const r = interchangeVersionOf(g.release);
+    if (r > v) v = r;
+  }
+  return v;
+}
+
+/** Preference order of delimiters when the defaults appear in the data: punctuation, then control characters. */
+const alternates = ['*', '>', '^', '~', '|', '!', '`', '\\', '{', '}', '@', '#', '$', '%', '&', ';', '=', '?', '<', '+', '\u001d', '\u001e', '\u001f', '\u001c', '\u0007', '\u0019'];
+
+/**
+ * Delimiters that appear in none of `used` (every character of the values to write): each
+ * delimiter in `fixed` is kept as it is; the others are the one in `prefer` (else the default)
+ * when it is free, else the first free alternate. Throws TdxError `invalid_body` when no free
+ * character is left.
+ */
+export function chooseDelimiters(used: ReadonlySet<string>, version: string, options: { readonly fixed?: Partial<Delimiters>; readonly prefer?: Partial<Delimiters> } = {}): Delimiters {
+  const { fixed, prefer } = options;
+  const taken = new Set<string>();
+  for (const k of ['element', 'component', 'segment', 'repetition'] as const) {
+    const v = fixed?.[k];
+    if (typeof v === 'string') taken.add(v);
+  }
+  const pick = (k: 'element' | 'component' | 'segment' | 'repetition'): string => {
+    const given = fixed?.[k];
+    if (typeof given === 'string') return given;
+    const first = prefer?.[k] ?? defaultDelimiters[k] ?? '^';
+    for (const c of [first, ...alternates]) {
+      if (c.length === 1 && !used.has(c) && !taken.has(c)) {
+        taken.add(c);
+        return c;
+      }
+    }
+    throw invalid(`No free character is left for the ${k} delimiter: the values use them all.`, { delimiter: k });
+  };
+  const element = pick('element');
+  const component = pick('component');
+  const segment = pick('segment');
+  const repetition = version >= '00402' ? pick('repetition') : null;
+  return delimitersFor({ version, delimiters: { element, component, segment, ...(repetition === null ? {} : { repetition }) } });
+}
+
+/** Adds every character of `value` to `into`. */
+export function addChars(into: Set<string>, value: string): void {
+  for (let i = 0; i < value.length; i++) into.add(value[i] as string);
 }
 
 /** The delimiters an interchange is written with. */
@@ -181,7 +240,8 @@ export function formatIsa(settings: EnvelopeSettings, d: Delimiters): string {
 }
 
 /** Writes a whole interchange: ISA, each group (GS, sets with ST/SE, GE), IEA. */
-export function writeInterchange(settings: EnvelopeSettings, groups: readonly GroupToWrite[], extra?: { readonly interchangeSegments?: readonly SegmentToWrite[] }): string {
+export function writeInterchange(given: EnvelopeSettings, groups: readonly GroupToWrite[], extra?: { readonly interchangeSegments?: readonly SegmentToWrite[] }): string {
+  const settings = given.version === undefined ? { ...given, version: versionFor(given, groups) } : given;
   const d = delimitersFor(settings);
   const term = settings.lineBreak && d.segment !== '\n' ? d.segment + '\n' : d.segment;
   const out: string[] = [formatIsa(settings, d) + term];
@@ -190,8 +250,8 @@ export function writeInterchange(settings: EnvelopeSettings, groups: readonly Gr
   const gsDate = String(t.getUTCFullYear()) + two(t.getUTCMonth() + 1) + two(t.getUTCDate());
   const gsTime = two(t.getUTCHours()) + two(t.getUTCMinutes());
   for (const g of groups) {
-    const functionalId = g.functionalId ?? functionalIds[g.sets[0]?.transactionSetIdentifier ?? ''];
-    if (functionalId === undefined) throw invalid(`No functional identifier (GS01) is known for transaction set ${g.sets[0]?.transactionSetIdentifier ?? '(none)'}; give one.`, { field: 'functionalId' });
+    const functionalId = g.functionalId ?? functionalIdOf(g.sets[0]?.transactionSetIdentifier ?? '');
+    if (functionalId === undefined) throw invalid(`No functional identifier (GS01) is known for transaction set ${g.sets[0]?.transactionSetIdentifier ?? '(none)'} (not an X12 transaction set); give one.`, { field: 'functionalId' });
     const gs: SegmentToWrite = {
       id: 'GS',
       elements: [functionalId, g.applicationSender ?? settings.sender.id, g.applicationReceiver ?? settings.receiver.id, gsDate, gsTime, String(g.controlNumber), 'X', g.release],
@@ -200,10 +260,12 @@ export function writeInterchange(settings: EnvelopeSettings, groups: readonly Gr
     for (const set of g.sets) {
       const control = typeof set.controlNumber === 'number' ? String(set.controlNumber).padStart(4, '0') : set.controlNumber;
       const st: ElementValue[] = [set.transactionSetIdentifier, control];
-      if (set.implementationReference !== undefined && g.release.slice(0, 6) >= '004030') st.push(set.implementationReference);
-      out.push(formatSegment({ id: 'ST', elements: st }, d) + term);
+      if (set.headerElements !== undefined) st.push(...set.headerElements);
+      else if (set.implementationReference !== undefined && g.release.slice(0, 6) >= '004030') st.push(set.implementationReference);
+      out.push(formatSegment({ id: 'ST', elements: st, joined: set.headerElements !== undefined }, d) + term);
       for (const s of set.segments) out.push(formatSegment(s, d) + term);
-      out.push(formatSegment({ id: 'SE', elements: [String(set.segments.length + 2), control] }, d) + term);
+      const se = set.trailerElements ?? [String(set.segments.length + 2), control];
+      out.push(formatSegment({ id: 'SE', elements: se, joined: set.trailerElements !== undefined }, d) + term);
     }
     out.push(formatSegment({ id: 'GE', elements: [String(g.sets.length), String(g.controlNumber)] }, d) + term);
   }

@@ -14,13 +14,13 @@ import { readFile } from 'node:fs/promises';
 import { isTdxError, TdxError } from '../../errors.ts';
 import { acknowledgeInterchange } from '../../x12/ack.ts';
 import { structuralWarning, type StructuralFinding, type Warning } from '../../x12/findings.ts';
-import { genericToSegments } from '../../x12/generic.ts';
-import { documentToSegments, referenceOf as referenceOfSet, resolveImplementation, segmentNotes, translateSetJson, validateSet } from '../../x12/impl/index.ts';
+import { documentToParts, referenceOf as referenceOfSet, resolveImplementation, segmentNotes, translateSetJson, validateSet } from '../../x12/impl/index.ts';
 import { readInterchanges, allFindings } from '../../x12/interchange.ts';
 import { readX12Stream } from '../../x12/reader.ts';
 import type { TransactionSetRead } from '../../x12/types.ts';
-import { delimitersFor, writeInterchange, type EnvelopeSettings, type GroupToWrite, type SegmentToWrite, type SetToWrite } from '../../x12/writer.ts';
+import { addChars, chooseDelimiters, versionFor, writeInterchange, type EnvelopeSettings, type GroupToWrite, type SegmentToWrite, type SetToWrite } from '../../x12/writer.ts';
 import type { Delimiters } from '../../x12/types.ts';
+import type { Implementation } from '../../x12/impl/index.ts';
 import type { CliCommand, CliIo } from '../tdx.ts';
 
 const usage = `usage: tdx x12 <parse|validate|ack|write> FILE [options]
@@ -45,6 +45,8 @@ function setLine(set: TransactionSetRead, structural: Warning[]): string {
     receiverQualifier: set.interchange.receiver.qualifier,
     receiverExtid: set.interchange.receiver.id,
     usageIndicator: set.interchange.usageIndicator,
+    functionalIdentifierCode: set.group.functionalId,
+    interchangeVersion: set.interchange.version,
     release: set.group.release,
     reference: referenceOfSet(set),
     warnings: warnings.map((w) => ({ code: w.code, message: w.message, detail: w.detail ?? null })),
@@ -162,28 +164,68 @@ async function ack(file: string, args: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
+interface WriteSetInput {
+  transactionSetIdentifier: string;
+  controlNumber?: string | number;
+  transactionSetControlNumber?: string;
+  release: string;
+  /** GS01; `functionalId` is the older name. */
+  functionalIdentifierCode?: string;
+  functionalId?: string;
+  implementationReference?: string;
+  document: unknown;
+}
+
 interface WriteInput {
   envelope: Omit<EnvelopeSettings, 'date'> & { date?: string; groupControlNumber?: number };
-  transactionSets: {
-    transactionSetIdentifier: string;
-    controlNumber?: string | number;
-    transactionSetControlNumber?: string;
-    release: string;
-    functionalId?: string;
-    implementationReference?: string;
-    document: unknown;
-  }[];
+  transactionSets: WriteSetInput[];
+}
+
+/** Every character of the strings (and numbers) in a JSON value. */
+function collectChars(v: unknown, into: Set<string>): void {
+  if (typeof v === 'string') addChars(into, v);
+  else if (typeof v === 'number') addChars(into, String(v));
+  else if (Array.isArray(v)) for (const x of v) collectChars(x, into);
+  else if (typeof v === 'object' && v !== null) for (const x of Object.values(v)) collectChars(x, into);
+}
+
+/** The set's documented implementation (base one of its set and release), or null for a generic document. */
+function implementationOf(t: WriteSetInput): Implementation | null {
+  if (Array.isArray((t.document as { segments?: unknown } | null)?.segments)) return null;
+  const impl = resolveImplementation(t.transactionSetIdentifier, t.release);
+  if (impl === null) throw new TdxError('x12_document_invalid', `$: transaction set ${t.transactionSetIdentifier} release ${t.release} has no implementation; give the generic {"segments": [...]} form.`, { details: { path: '$' } });
+  return impl;
 }
 
 /**
- * Body segments of one set to write: an implementation translation (the base implementation of
- * its set and release), or the generic `{segments: [{id, XX01...}]}` form.
+ * One set to write. ST and SE are the document's own when it carries them: ST02 as written
+ * (spaces kept) unless `controlNumber` names another number, ST03 on as given, and SE as given
+ * (a count that disagrees is written as given, with a note) unless the set is renumbered.
  */
-function segmentsOf(t: WriteInput['transactionSets'][number], d: Delimiters): SegmentToWrite[] {
-  if (Array.isArray((t.document as { segments?: unknown } | null)?.segments)) return genericToSegments(t.document);
-  const impl = resolveImplementation(t.transactionSetIdentifier, t.release);
-  const written = documentToSegments(t.document, impl, { delimiters: d, transactionSetIdentifier: t.transactionSetIdentifier });
-  return written.filter((s) => s.id !== 'ST' && s.id !== 'SE').map((s) => ({ id: s.id, elements: s.elements, joined: true }));
+function setToWrite(t: WriteSetInput, i: number, d: Delimiters, notes: string[]): SetToWrite {
+  const parts = documentToParts(t.document, implementationOf(t), { delimiters: d });
+  const body: SegmentToWrite[] = parts.body.map((s) => ({ id: s.id, elements: s.elements, joined: true }));
+  const given = t.controlNumber ?? t.transactionSetControlNumber;
+  const own = parts.st?.elements[1];
+  const renumbered = given !== undefined && (own === undefined || String(given).trim() !== own.trim());
+  const control = renumbered ? given : own ?? i + 1;
+  const written = typeof control === 'number' ? String(control).padStart(4, '0') : control;
+  let trailer: string[] | undefined;
+  if (parts.se !== null && !renumbered) {
+    trailer = parts.se.elements;
+    const count = String(body.length + 2);
+    if (trailer[0] !== count || trailer[1] !== written) {
+      notes.push(`transactionSets[${i}]: SE written as the document gives it (SE01 ${trailer[0] ?? ''}, SE02 ${trailer[1] ?? ''}); computed: ${count}, ${written}`);
+    }
+  }
+  return {
+    transactionSetIdentifier: t.transactionSetIdentifier,
+    controlNumber: control,
+    segments: body,
+    ...(parts.st !== null && parts.st.elements.length > 2 ? { headerElements: parts.st.elements.slice(2) } : {}),
+    ...(trailer !== undefined ? { trailerElements: trailer } : {}),
+    ...(t.implementationReference ? { implementationReference: t.implementationReference } : {}),
+  };
 }
 
 async function write(file: string, io: CliIo): Promise<number> {
@@ -202,25 +244,31 @@ async function write(file: string, io: CliIo): Promise<number> {
   if (!Array.isArray(input.transactionSets) || input.transactionSets.length === 0) throw new TdxError('invalid_body', `${file}: "transactionSets" must be a non-empty array.`, { details: { field: 'transactionSets' } });
   const date = env.date === undefined ? new Date() : new Date(env.date);
   if (Number.isNaN(date.getTime())) throw new TdxError('invalid_body', `${file}: envelope.date is not a date.`, { details: { field: 'envelope.date' } });
-  const delimiters = delimitersFor(env);
-  // consecutive sets with the same functional id and release share a group
-  const groups: (GroupToWrite & { sets: SetToWrite[] })[] = [];
-  let groupControl = env.groupControlNumber ?? env.interchangeControlNumber;
   input.transactionSets.forEach((t, i) => {
     if (typeof t?.transactionSetIdentifier !== 'string' || typeof t.release !== 'string') {
       throw new TdxError('invalid_body', `${file}: transactionSets[${i}] needs transactionSetIdentifier and release.`, { details: { field: `transactionSets[${i}]` } });
     }
-    const set: SetToWrite = {
-      transactionSetIdentifier: t.transactionSetIdentifier,
-      controlNumber: t.controlNumber ?? t.transactionSetControlNumber ?? i + 1,
-      segments: segmentsOf(t, delimiters),
-      ...(t.implementationReference ? { implementationReference: t.implementationReference } : {}),
-    };
-    const last = groups[groups.length - 1];
-    if (last && last.release === t.release && (t.functionalId === undefined || last.functionalId === t.functionalId) && last.sets[0]!.transactionSetIdentifier === t.transactionSetIdentifier) last.sets.push(set);
-    else groups.push({ controlNumber: groupControl++, release: t.release, sets: [set], ...(t.functionalId ? { functionalId: t.functionalId } : {}) });
   });
-  io.stdout.write(writeInterchange({ ...env, date, lineBreak: env.lineBreak ?? true }, groups));
+  const version = versionFor(env, input.transactionSets);
+  if (!/^[0-9A-Za-z]{5}$/.test(version)) throw new TdxError('invalid_body', `${file}: envelope.version (ISA12) "${version}" must be five letters or digits.`, { details: { field: 'envelope.version' } });
+  // delimiters: those the caller fixed, the others chosen among characters no value uses
+  const used = new Set<string>();
+  collectChars([env.sender, env.receiver, env.authorization, env.security, input.transactionSets.map((t) => [t.document, t.controlNumber, t.transactionSetControlNumber, t.release, t.implementationReference])], used);
+  const fixed = env.delimiters;
+  const delimiters = chooseDelimiters(used, version, fixed ? { fixed } : {});
+  // consecutive sets with the same functional id, identifier and release share a group
+  const groups: (GroupToWrite & { sets: SetToWrite[] })[] = [];
+  let groupControl = env.groupControlNumber ?? env.interchangeControlNumber;
+  const notes: string[] = [];
+  input.transactionSets.forEach((t, i) => {
+    const set = setToWrite(t, i, delimiters, notes);
+    const functionalId = t.functionalIdentifierCode ?? t.functionalId;
+    const last = groups[groups.length - 1];
+    if (last && last.release === t.release && last.functionalId === functionalId && last.sets[0]!.transactionSetIdentifier === t.transactionSetIdentifier) last.sets.push(set);
+    else groups.push({ controlNumber: groupControl++, release: t.release, sets: [set], ...(functionalId ? { functionalId } : {}) });
+  });
+  io.stdout.write(writeInterchange({ ...env, version, delimiters, date, lineBreak: env.lineBreak ?? true }, groups));
+  for (const n of notes) io.stderr.write(`note: ${n}\n`);
   return 0;
 }
 

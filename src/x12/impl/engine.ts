@@ -17,7 +17,7 @@
  * object.
  */
 import type { Warning } from '../findings.ts';
-import { genericSegmentJson } from '../generic.ts';
+import { genericSegmentJson, isSegmentId } from '../generic.ts';
 import { JsonOut, asciiBytes } from '../json-out.ts';
 import { asciiBytesOf, charIn, isSkippable, setText, trimSegmentEnd } from '../set-read.ts';
 import type { Delimiters, TransactionSetRead } from '../types.ts';
@@ -96,16 +96,6 @@ const RBRACKET = 93;
 
 /** One scratch buffer for every pass (a pass runs to its end synchronously). */
 const scratch = new JsonOut();
-
-function isSegmentId(id: string): boolean {
-  if (id.length < 2 || id.length > 3) return false;
-  for (let i = 0; i < id.length; i++) {
-    const c = id.charCodeAt(i);
-    const upper = c >= 65 && c <= 90;
-    if (!(upper || (i > 0 && c >= 48 && c <= 57))) return false;
-  }
-  return true;
-}
 
 class Pass {
   readonly warnings: Warning[] = [];

@@ -7,9 +7,9 @@ export type { DataType, ElementDef, Implementation, ImplementationStatus, LoopNo
 export { useCounts } from './model.ts';
 export { baseImplementation, resolveImplementation, releaseOf, supportedReleases, supportedSets } from './base.ts';
 export { referenceElement, referenceElements, referenceOf } from './reference.ts';
-export { documentToSegments, implementationFor, translateAndValidate, translateAndValidateJson, translateSet, translateSetJson, validateSet } from './translate.ts';
+export { documentToParts, documentToSegments, implementationFor, translateAndValidate, translateAndValidateJson, translateSet, translateSetJson, validateSet } from './translate.ts';
 export type { JsonTranslation, Translation } from './translate.ts';
-export type { WriteOptions, WrittenSegment } from './write.ts';
+export type { DocumentParts, WriteOptions, WrittenSegment } from './write.ts';
 export type { Ak3Code, Ak4Code, ElementFinding, Finding, SegmentFinding, SegmentNote } from './results.ts';
 export { segmentNotes } from './results.ts';
 export { UNRECOGNIZED_ELEMENT, UNRECOGNIZED_SEGMENTS } from './engine.ts';

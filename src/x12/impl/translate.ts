@@ -8,8 +8,8 @@ import { runSet } from './engine.ts';
 import type { JsonObject } from './engine.ts';
 import type { Implementation } from './model.ts';
 import type { Finding } from './results.ts';
-import { writeDocument } from './write.ts';
-import type { WriteOptions, WrittenSegment } from './write.ts';
+import { documentParts, writeDocument } from './write.ts';
+import type { DocumentParts, WriteOptions, WrittenSegment } from './write.ts';
 
 export interface Translation {
   readonly document: JsonObject;
@@ -73,9 +73,15 @@ export function validateSet(set: TransactionSetRead, impl?: Implementation | nul
 }
 
 /**
- * The segments (ST through SE, SE computed) of a translated document. With `impl` null the
- * document must be generic; `transactionSetIdentifier` is used for a generated ST.
+ * The segments (ST through SE) of a translated document: the document's own ST and SE when it
+ * carries them, else ST made from the options and SE computed. With `impl` null the document must
+ * be generic; `transactionSetIdentifier` is used for a generated ST.
  */
 export function documentToSegments(document: unknown, impl: Implementation | null, options: WriteOptions & { transactionSetIdentifier?: string } = {}): WrittenSegment[] {
   return writeDocument(document, impl === null ? null : compile(impl), impl?.transactionSet.identifier ?? options.transactionSetIdentifier ?? '', options);
+}
+
+/** ST, body and SE of a translated document apart; ST and SE null when the document has none. */
+export function documentToParts(document: unknown, impl: Implementation | null, options: WriteOptions = {}): DocumentParts {
+  return documentParts(document, impl === null ? null : compile(impl), options);
 }

@@ -1,7 +1,7 @@
 /**
  * JSON → segments: the inverse of translation. Walks the implementation in order, so segments
- * come out in the standard's sequence; ST is taken from the document (or made from the options),
- * SE is always computed (segment count, ST02). Element values are formatted by data type and
+ * come out in the standard's sequence; ST and SE are taken from the document (or made from the
+ * options, SE computed: segment count, ST02). Element values are formatted by data type and
  * composites and repetitions joined with the given delimiters; the envelope writer joins the
  * elements. Anything that cannot be written raises `x12_document_invalid` naming the JSON path.
  */
@@ -41,6 +41,7 @@ class Writer {
   readonly out: WrittenSegment[] = [];
   private readonly d: NonNullable<WriteOptions['delimiters']>;
   st: WrittenSegment | null = null;
+  se: WrittenSegment | null = null;
 
   constructor(d: WriteOptions['delimiters']) {
     this.d = d ?? defaultDelimiters;
@@ -49,17 +50,20 @@ class Writer {
   level(children: readonly CChild[], obj: unknown, path: string): void {
     if (!isObj(obj)) fail(path, 'must be an object');
     let used = 0;
+    // where this level's unrecognized segments go: after its last own segment, where a reader is
+    // back at this level (after a loop instance it would be inside that instance)
+    let insertAt = this.out.length;
     for (const ch of children) {
       const v = obj[ch.key];
       if (v === undefined) continue;
       used++;
       const p = `${path}.${ch.key}`;
       if (ch.seg !== null) {
-        if (ch.segId === 'SE') continue;
         if (ch.seg.array) {
           if (!Array.isArray(v)) fail(p, 'must be an array');
           v.forEach((s, i) => this.segment(ch.seg as CSegment, s, `${p}[${i}]`));
         } else this.segment(ch.seg, v, p);
+        insertAt = this.out.length;
       } else {
         if (!Array.isArray(v)) fail(p, 'must be an array of loop instances');
         const lvl = ch.loop as CLevel;
@@ -69,7 +73,9 @@ class Writer {
     const extra = obj[UNRECOGNIZED_SEGMENTS];
     if (extra !== undefined) {
       used++;
+      const tail = this.out.splice(insertAt);
       this.raw(extra, `${path}.${UNRECOGNIZED_SEGMENTS}`);
+      for (const s of tail) this.out.push(s);
     }
     if (used !== Object.keys(obj).length) {
       const known = new Set(children.map((c) => c.key));
@@ -128,6 +134,7 @@ class Writer {
     while (els.length > 0 && els[els.length - 1] === '') els.pop();
     const seg = { id: cs.id, elements: els };
     if (cs.id === 'ST') this.st = seg;
+    else if (cs.id === 'SE') this.se = seg;
     else this.out.push(seg);
   }
 
@@ -181,15 +188,31 @@ class Writer {
   }
 }
 
-/** Segments (ST through SE) of a translated document; generic documents when `c` is null. */
-export function writeDocument(document: unknown, c: Compiled | null, transactionSetIdentifier: string, options: WriteOptions = {}): WrittenSegment[] {
+/** A document's segments: its own ST and SE when it carries them (null otherwise), and the body. */
+export interface DocumentParts {
+  readonly st: WrittenSegment | null;
+  readonly body: WrittenSegment[];
+  readonly se: WrittenSegment | null;
+}
+
+/**
+ * The segments of a translated document (generic when `c` is null), ST and SE apart and as the
+ * document gives them.
+ */
+export function documentParts(document: unknown, c: Compiled | null, options: WriteOptions = {}): DocumentParts {
   const w = new Writer(options.delimiters);
   if (!isObj(document)) fail('$', 'must be an object');
   if (c === null) {
     w.raw(document['segments'], '$.segments');
-    const segs = w.out.filter((s) => s.id !== 'ST' && s.id !== 'SE');
-    const st = w.out.find((s) => s.id === 'ST') ?? { id: 'ST', elements: [transactionSetIdentifier, options.controlNumber ?? '0001'] };
-    return finish(st, segs);
+    let st: WrittenSegment | null = null;
+    let se: WrittenSegment | null = null;
+    const body: WrittenSegment[] = [];
+    for (const s of w.out) {
+      if (s.id === 'ST') st ??= s;
+      else if (s.id === 'SE') se = s;
+      else body.push(s);
+    }
+    return pair({ st, body, se }, '$.segments');
   }
   const known = new Set<string>();
   for (const t of c.impl.tables) {
@@ -203,11 +226,29 @@ export function writeDocument(document: unknown, c: Compiled | null, transaction
     );
   }
   for (const k of Object.keys(document)) if (!known.has(k)) fail(`$.${k}`, 'is not a table of the implementation');
-  const st = w.st ?? { id: 'ST', elements: [c.impl.transactionSet.identifier, options.controlNumber ?? '0001'] };
-  return finish(st, w.out);
+  const trailer = c.root.children.find((ch) => ch.segId === 'SE');
+  return pair({ st: w.st, body: w.out, se: w.se }, trailer ? `$.${trailer.table}.${trailer.key}` : '$');
 }
 
-function finish(st: WrittenSegment, body: WrittenSegment[]): WrittenSegment[] {
-  const control = st.elements[1] ?? '';
-  return [st, ...body, { id: 'SE', elements: [String(body.length + 2), control] }];
+/**
+ * A document carries both of its set's envelope segments or neither: an ST without its SE is a
+ * set read without its trailer (missing_se), which cannot be written back as read.
+ */
+function pair(parts: DocumentParts, sePath: string): DocumentParts {
+  if (parts.st !== null && parts.se === null) fail(sePath, 'the SE is missing: the document has its ST, so it is a set read without its trailer (give both, or neither to have them made)');
+  if (parts.st === null && parts.se !== null) fail(sePath, 'the SE is given without the ST (give both, or neither to have them made)');
+  return parts;
+}
+
+/**
+ * Segments (ST through SE) of a translated document; generic documents when `c` is null. ST and
+ * SE are the document's own when it carries them (so a document read from EDI is written back
+ * as it was read, a wrong SE01 included); otherwise ST is made from the set identifier and
+ * `controlNumber`, and SE is computed (segment count, ST02).
+ */
+export function writeDocument(document: unknown, c: Compiled | null, transactionSetIdentifier: string, options: WriteOptions = {}): WrittenSegment[] {
+  const parts = documentParts(document, c, options);
+  const st = parts.st ?? { id: 'ST', elements: [c?.impl.transactionSet.identifier ?? transactionSetIdentifier, options.controlNumber ?? '0001'] };
+  const se = parts.se ?? { id: 'SE', elements: [String(parts.body.length + 2), st.elements[1] ?? ''] };
+  return [st, ...parts.body, se];
 }
