@@ -149,12 +149,12 @@ export function interchangeVersionOf(release: string): string {
 /** ISA12 of an interchange: the one given, else the highest of its groups' releases. */
 export function versionFor(settings: Pick<EnvelopeSettings, 'version'>, groups: readonly Pick<GroupToWrite, 'release'>[]): string {
   if (settings.version !== undefined) return settings.version;
-  let v = '00401';
+  let v = '';
   for (const g of groups) {
     const r = interchangeVersionOf(g.release);
     if (r > v) v = r;
   }
-  return v;
+  return v === '' ? '00401' : v;
 }
 
 /** Preference order of delimiters when the defaults appear in the data: punctuation, then control characters. */

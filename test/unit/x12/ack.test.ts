@@ -37,6 +37,23 @@ describe('acknowledgments', () => {
     expect(readAcknowledgment(set)!.groups[0]).toMatchObject({ functionalId: 'HC', groupControlNumber: '13', status: 'A', sets: [{ controlNumber: '0001', outcome: 'accepted' }] });
   });
 
+  it('moves off the received delimiters when a copied bad value holds one, or when 00501 needs a repetition separator they lack', () => {
+    const g = readInterchanges(fixture('valid-850.edi')).interchanges[0]!;
+    const validate = () => ({ segmentErrors: [{ segmentId: 'REF', position: 3, code: '', elements: [{ position: 2, code: '7', value: 'A*B~C' }] }] });
+    const out = acknowledgeInterchange(g, { interchangeControlNumber: 6, groupControlNumber: 1, date }, { validate });
+    const back = readInterchanges(out).interchanges[0]!;
+    expect(back.header.delimiters.element).not.toBe('*');
+    expect(back.header.delimiters.segment).not.toBe('~');
+    expect(back.groups[0]!.sets[0]!.set.segments.find((s) => s.id === 'AK4')!.elements[3]).toBe('A*B~C');
+    // element "~", component "^", terminator "_", ISA11 "U" on 00501: the response needs a free repetition separator
+    const isa = 'ISA~00~          ~00~          ~ZZ~ACME           ~ZZ~WIDGETCO       ~240315~0930~U~00501~000000009~0~T~^_';
+    const ic = readInterchanges(`${isa}GS~PO~ACME~WIDGETCO~20240315~0930~9~X~005010_ST~850~0001_BEG~00~SA~PO-1~~20240315_SE~3~0001_GE~1~9_IEA~1~000000009_`).interchanges[0]!;
+    const d = readInterchanges(acknowledgeInterchange(ic, { interchangeControlNumber: 7, groupControlNumber: 1, date })).interchanges[0]!.header.delimiters;
+    expect([d.element, d.component, d.segment]).toEqual(['~', '^', '_']);
+    expect(d.repetition).not.toBeNull();
+    expect(['~', '^', '_']).not.toContain(d.repetition);
+  });
+
   it('adds a TA1 for interchange faults', () => {
     const ic = readInterchanges(fixture('trailer-errors.edi')).interchanges[0]!;
     const out = acknowledgeInterchange(ic, { interchangeControlNumber: 1, groupControlNumber: 1, date });

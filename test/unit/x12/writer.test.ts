@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { genericDocument, genericJson, genericToSegments } from '../../../src/x12/generic.ts';
 import { allFindings, readInterchanges } from '../../../src/x12/interchange.ts';
-import { formatIsa, delimitersFor, writeInterchange, writeSegments } from '../../../src/x12/writer.ts';
+import { chooseDelimiters, formatIsa, delimitersFor, functionalIdOf, interchangeVersionOf, writeInterchange, writeSegments } from '../../../src/x12/writer.ts';
 import { fixture } from './helpers.ts';
 
 const date = new Date('2024-03-15T09:30:00Z');
@@ -64,5 +64,32 @@ describe('writer', () => {
         }
       }
     }
+  });
+
+  it('knows GS01 for the standard\'s sets, and none for a code that is no X12 set', () => {
+    expect([functionalIdOf('850'), functionalIdOf('811'), functionalIdOf('999'), functionalIdOf('830'), functionalIdOf('275')]).toEqual(['PO', 'CI', 'FA', 'PS', 'PI']);
+    expect(functionalIdOf('000')).toBeUndefined();
+    expect(functionalIdOf('constructor')).toBeUndefined();
+  });
+
+  it('defaults ISA12 from the release', () => {
+    expect(['004010', '005010X222A1', '003060', '00501', 'VICS'].map(interchangeVersionOf)).toEqual(['00401', '00501', '00306', '00501', '00401']);
+    const text = writeInterchange(settings, [{ controlNumber: 1, release: '005010X222A1', functionalId: 'HC', sets: [{ transactionSetIdentifier: '837', controlNumber: 1, segments: [] }] }]);
+    expect(text.slice(82, 89)).toBe('^*00501');
+  });
+
+  it('chooses delimiters no value uses, keeping the ones the caller fixed', () => {
+    expect(chooseDelimiters(new Set(), '00501')).toEqual({ element: '*', component: '>', repetition: '^', segment: '~' });
+    const d = chooseDelimiters(new Set(['*', '>', '~']), '00501');
+    expect(new Set([d.element, d.component, d.segment, d.repetition]).size).toBe(4);
+    expect([d.element, d.component, d.segment]).not.toContain('*');
+    expect([d.element, d.component, d.segment, d.repetition]).not.toContain('>');
+    expect(chooseDelimiters(new Set(['*']), '00401', { fixed: { element: '*' } })).toEqual({ element: '*', component: '>', repetition: null, segment: '~' });
+    expect(chooseDelimiters(new Set(['|']), '00401', { prefer: { element: '|', segment: '\n' } })).toMatchObject({ element: '*', segment: '\n' });
+  });
+
+  it('writes ST03 on and SE as given when the set carries them', () => {
+    const text = writeInterchange(settings, [{ controlNumber: 1, release: '004010', functionalId: 'PO', sets: [{ transactionSetIdentifier: '850', controlNumber: '12 ', headerElements: ['X1'], trailerElements: ['9', '12'], segments: [{ id: 'BEG', elements: ['00'] }] }] }]);
+    expect(text).toContain('ST*850*12 *X1~BEG*00~SE*9*12~');
   });
 });

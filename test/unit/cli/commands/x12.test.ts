@@ -42,6 +42,8 @@ describe('tdx x12', () => {
       receiverQualifier: 'ZZ',
       receiverExtid: 'WIDGETCO',
       usageIndicator: 'T',
+      functionalIdentifierCode: 'PO',
+      interchangeVersion: '00401',
       release: '004010',
       reference: 'PO-1001',
     });
@@ -111,8 +113,93 @@ describe('tdx x12', () => {
     expect(w.stderr).toBe('');
     const read = readInterchanges(w.stdout);
     expect(allFindings(read)).toEqual([]);
-    // the generic shape keeps values as text: every segment comes back exactly (ST03 from the line's implementationReference when given)
+    // the generic shape keeps values as text: every segment comes back exactly, ST03 included
     const written = read.interchanges[0]!.groups[0]!.sets[0]!.set.segments.map((s) => [s.id, ...s.elements].join('*'));
-    expect(written.slice(1)).toEqual(set.slice(1));
+    expect(written).toEqual(set);
+  });
+
+  const isa = (version: string, rep: string) => `ISA*00*          *00*          *ZZ*ACME           *ZZ*WIDGETCO       *240315*0930*${rep}*${version}*000000009*0*T*>~`;
+  const envelope = { sender: { qualifier: 'ZZ', id: 'ACME' }, receiver: { qualifier: 'ZZ', id: 'WIDGETCO' }, interchangeControlNumber: 9, date: '2024-03-15T09:30:00Z' };
+
+  async function writeJson(input: unknown) {
+    const dir = mkdtempSync(join(tmpdir(), 'tdx-x12-'));
+    writeFileSync(join(dir, 'in.json'), JSON.stringify(input));
+    return run('write', join(dir, 'in.json'));
+  }
+
+  async function parseText(edi: string) {
+    const dir = mkdtempSync(join(tmpdir(), 'tdx-x12-'));
+    writeFileSync(join(dir, 'in.edi'), edi);
+    const r = await run('parse', join(dir, 'in.edi'));
+    return r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  }
+
+  it('write takes GS01 from the set, else from the table of X12 sets; a code that is no X12 set is refused', async () => {
+    const doc = { segments: [{ id: 'BIG', BIG01: '20240315', BIG02: 'INV-1' }] };
+    const given = await writeJson({ envelope, transactionSets: [{ transactionSetIdentifier: '811', release: '004010', functionalIdentifierCode: 'ZZ', document: doc }] });
+    expect(given.stdout).toContain('GS*ZZ*ACME*WIDGETCO*');
+    for (const [set, gs01] of [['811', 'CI'], ['852', 'PD'], ['417', 'WB'], ['322', 'SO'], ['894', 'DX']]) {
+      const w = await writeJson({ envelope, transactionSets: [{ transactionSetIdentifier: set, release: '004010', document: doc }] });
+      expect(w.stdout).toContain(`GS*${gs01}*ACME*`);
+    }
+    const none = await writeJson({ envelope, transactionSets: [{ transactionSetIdentifier: '000', release: '005010', document: doc }] });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/No functional identifier \(GS01\) is known for transaction set 000 \(not an X12 transaction set\)/);
+  });
+
+  it('write defaults ISA12 from the release, so repetitions of 005010 sets have their separator', async () => {
+    const doc = { segments: [{ id: 'EB', EB01: '1', EB03: { repetitions: ['30', '1'] } }] };
+    for (const [release, version] of [['005010X279A1', '00501'], ['004010', '00401'], ['003060', '00306']] as const) {
+      const w = await writeJson({ envelope, transactionSets: [{ transactionSetIdentifier: '271', release, document: release === '005010X279A1' ? doc : { segments: [{ id: 'EB', EB01: '1' }] } }] });
+      expect(w.code, w.stderr).toBe(0);
+      const h = readInterchanges(w.stdout).interchanges[0]!.header;
+      expect(h.version).toBe(version);
+      expect(h.delimiters.repetition).toBe(version === '00501' ? '^' : null);
+    }
+    const w = await writeJson({ envelope, transactionSets: [{ transactionSetIdentifier: '271', release: '005010X279A1', document: doc }] });
+    expect(w.stdout).toContain('EB*1**30^1~');
+  });
+
+  it('write chooses delimiters no value uses, and refuses a fixed delimiter a value holds, naming the JSON path', async () => {
+    const doc = { segments: [{ id: 'N1', N101: 'ST', N102: 'A*B>C^D~E' }] };
+    const w = await writeJson({ envelope, transactionSets: [{ transactionSetIdentifier: '811', release: '005010', document: doc }] });
+    expect(w.code, w.stderr).toBe(0);
+    const d = readInterchanges(w.stdout).interchanges[0]!.header.delimiters;
+    expect([d.element, d.component, d.repetition, d.segment].some((c) => c !== null && 'A*B>C^D~E'.includes(c))).toBe(false);
+    const back = await parseText(w.stdout);
+    expect((back[0]!['document'] as { segments: unknown[] }).segments[1]).toEqual(doc.segments[0]);
+    const fixed = await writeJson({ envelope: { ...envelope, delimiters: { element: '*' } }, transactionSets: [{ transactionSetIdentifier: '811', release: '005010', document: doc }] });
+    expect(fixed.code).toBe(2);
+    expect(fixed.stderr).toMatch(/x12_document_invalid: \$\.segments\[0\]\.N102: value "A\*B>C\^D~E" contains a delimiter/);
+  });
+
+  it('write keeps a document\'s own ST and SE (spaces in ST02, ST03, a wrong SE01 with a note) and refuses an ST without SE', async () => {
+    const set = ['ST*850*0042 *X1', 'BEG*00*SA*PO-1**20240315', 'SE*9*0042'];
+    const edi = `${isa('00401', 'U')}GS*PO*ACME*WIDGETCO*20240315*0930*9*X*004010~${set.join('~')}~GE*1*9~IEA*1*000000009~`;
+    const lines = await parseText(edi);
+    const w = await writeJson({ envelope, transactionSets: lines });
+    expect(w.code, w.stderr).toBe(0);
+    expect(w.stdout).toContain(`${set.join('~\n')}~`);
+    expect(w.stderr).toMatch(/^note: transactionSets\[0\]: SE written as the document gives it \(SE01 9, SE02 0042\); computed: 3, 0042 \n$/);
+    // renumbered: ST02 and SE02 take the new number, SE01 is computed
+    const renumbered = await writeJson({ envelope, transactionSets: [{ ...lines[0], controlNumber: 7 }] });
+    expect(renumbered.stdout).toContain('ST*850*0007*X1~\nBEG*00*SA*PO-1**20240315~\nSE*3*0007~');
+    const document = lines[0]!['document'] as { heading: Record<string, unknown>; summary: Record<string, unknown> };
+    delete document.summary['transaction_set_trailer_SE'];
+    const noSe = await writeJson({ envelope, transactionSets: [{ ...lines[0], document }] });
+    expect(noSe.code).toBe(2);
+    expect(noSe.stderr).toMatch(/x12_document_invalid: \$\.summary\.transaction_set_trailer_SE: the SE is missing/);
+  });
+
+  it('write puts unrecognized segments back where the reader finds them at the same level', async () => {
+    // ZZZ fits nowhere: met in the heading before the N1 loop and in the N1 loop before N3
+    const set = ['ST*850*0001', 'BEG*00*SA*PO-1**20240315', 'ZZZ*1', 'N1*ST*ACME', 'ZZZ*2', 'N3*1 MAIN ST', 'N1*BT*ACME', 'PO1*1*10*EA*4.5**UP*012345678900', 'CTT*1', 'SE*10*0001'];
+    const edi = `${isa('00401', 'U')}GS*PO*ACME*WIDGETCO*20240315*0930*9*X*004010~${set.join('~')}~GE*1*9~IEA*1*000000009~`;
+    const lines = await parseText(edi);
+    const doc = lines[0]!['document'] as { heading: Record<string, unknown> };
+    expect(doc.heading['unrecognized_segments']).toEqual([{ id: 'ZZZ', ZZZ01: '1' }]);
+    const w = await writeJson({ envelope, transactionSets: lines });
+    expect(w.code, w.stderr).toBe(0);
+    expect((await parseText(w.stdout)).map((l) => l['document'])).toEqual(lines.map((l) => l['document']));
   });
 });
