@@ -6,8 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../../config.ts';
-import { TdxError } from '../../errors.ts';
-import { readMigrations, splitStatements, substitute, type MigrationOutcome } from '../cassandra/migrate.ts';
+import { applyPending, readMigrations, type MigrationOutcome } from '../migrations.ts';
 import { chTime, type ClickHouseHandle } from './client.ts';
 
 export const SQL_MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
@@ -27,32 +26,18 @@ export async function migrateClickHouse(handle: ClickHouseHandle, config: Config
     const rs = await client.query({ query: `SELECT version, checksum FROM ${database}.schema_migrations FINAL`, format: 'JSONEachRow' });
     for (const r of await rs.json<{ version: number; checksum: string }>()) applied.set(Number(r.version), r.checksum);
   }
-  const values = { database, retention_seconds: config.cassandra.retentionSeconds };
-  const outcome: MigrationOutcome = { applied: [], skipped: [], changed: [] };
-  for (const f of files) {
-    const had = applied.get(f.version);
-    if (had !== undefined) {
-      outcome.skipped.push(f.file);
-      if (had !== f.checksum) outcome.changed.push(f.file);
-      continue;
-    }
-    const statements = splitStatements(substitute(f.text, values, f.file), { backslashEscapes: true });
-    for (const [i, stmt] of statements.entries()) {
-      try {
-        await client.command({ query: stmt });
-      } catch (err) {
-        throw new TdxError('migration_failed', `${f.file}: statement ${i + 1} failed: ${(err as Error).message}`, {
-          details: { file: f.file, statement: i + 1 },
-          cause: err,
-        });
-      }
-    }
-    await client.insert({
-      table: `${database}.schema_migrations`,
-      values: [{ version: f.version, name: f.name, checksum: f.checksum, applied_at: chTime(Date.now() * 1000) }],
-      format: 'JSONEachRow',
-    });
-    outcome.applied.push(f.file);
-  }
-  return outcome;
+  return applyPending(files, applied, {
+    values: { database, retention_seconds: config.cassandra.retentionSeconds },
+    backslashEscapes: true,
+    execute: async (statement) => {
+      await client.command({ query: statement });
+    },
+    record: async (f) => {
+      await client.insert({
+        table: `${database}.schema_migrations`,
+        values: [{ version: f.version, name: f.name, checksum: f.checksum, applied_at: chTime(Date.now() * 1000) }],
+        format: 'JSONEachRow',
+      });
+    },
+  });
 }

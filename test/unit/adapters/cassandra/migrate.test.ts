@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CQL_MIGRATIONS_DIR, orderMigrations, readMigrations, splitStatements, substitute } from '../../../../src/adapters/cassandra/migrate.ts';
+import { CQL_MIGRATIONS_DIR } from '../../../../src/adapters/cassandra/migrate.ts';
+import { orderMigrations, readMigrations, splitStatements, substitute } from '../../../../src/adapters/migrations.ts';
 import { SQL_MIGRATIONS_DIR } from '../../../../src/adapters/clickhouse/migrate.ts';
 
 describe('splitStatements', () => {
