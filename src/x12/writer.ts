@@ -115,7 +115,10 @@ export interface GroupToWrite {
   readonly sets: readonly SetToWrite[];
 }
 
-/** One transaction set to write: body segments only (ST and SE are written from the fields). */
+/**
+ * One transaction set to write: body segments only. ST is written from the fields; SE is always
+ * computed (SE01 the segment count ST through SE, SE02 the ST02 written), see `setTrailer`.
+ */
 export interface SetToWrite {
   readonly transactionSetIdentifier: string;
   /** ST02; numbers are zero-padded to 4 digits. */
@@ -124,8 +127,6 @@ export interface SetToWrite {
   readonly implementationReference?: string;
   /** ST03 onwards exactly as given (a document's own ST), written whatever the release; wins over `implementationReference`. */
   readonly headerElements?: readonly string[];
-  /** SE01 onwards exactly as given (a document's own SE); SE is computed when absent. */
-  readonly trailerElements?: readonly string[];
   readonly segments: readonly SegmentToWrite[];
 }
 
@@ -210,6 +211,15 @@ export function delimitersFor(settings: Pick<EnvelopeSettings, 'version' | 'deli
   return out;
 }
 
+/**
+ * SE01 and SE02 of a set: the number of segments from ST to SE inclusive (`bodySegments` + 2)
+ * and the ST02 exactly as written (spaces kept, as the reader compares them). Never taken from a
+ * document, so an edited or malformed document is still written with a correct trailer.
+ */
+export function setTrailer(bodySegments: number, st02: string): [string, string] {
+  return [String(bodySegments + 2), st02];
+}
+
 /** The ISA segment of an interchange (without terminator). */
 export function formatIsa(settings: EnvelopeSettings, d: Delimiters): string {
   const n = settings.interchangeControlNumber;
@@ -264,8 +274,7 @@ export function writeInterchange(given: EnvelopeSettings, groups: readonly Group
       else if (set.implementationReference !== undefined && g.release.slice(0, 6) >= '004030') st.push(set.implementationReference);
       out.push(formatSegment({ id: 'ST', elements: st, joined: set.headerElements !== undefined }, d) + term);
       for (const s of set.segments) out.push(formatSegment(s, d) + term);
-      const se = set.trailerElements ?? [String(set.segments.length + 2), control];
-      out.push(formatSegment({ id: 'SE', elements: se, joined: set.trailerElements !== undefined }, d) + term);
+      out.push(formatSegment({ id: 'SE', elements: setTrailer(set.segments.length, control), joined: set.headerElements !== undefined }, d) + term);
     }
     out.push(formatSegment({ id: 'GE', elements: [String(g.sets.length), String(g.controlNumber)] }, d) + term);
   }

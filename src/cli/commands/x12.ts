@@ -7,7 +7,8 @@
  * write     EDI from a JSON file of envelope settings and translations
  *
  * Exit 0 when the file was read (even with warnings or findings); 2 with one line on stderr
- * when nothing could be read.
+ * when nothing could be read. A reader that closes stdout early (`| head -1`) ends the command
+ * quietly with exit 0 (see `Output`).
  */
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -18,10 +19,10 @@ import { documentToParts, referenceOf as referenceOfSet, resolveImplementation, 
 import { readInterchanges, allFindings } from '../../x12/interchange.ts';
 import { readX12Stream } from '../../x12/reader.ts';
 import type { TransactionSetRead } from '../../x12/types.ts';
-import { addChars, chooseDelimiters, versionFor, writeInterchange, type EnvelopeSettings, type GroupToWrite, type SegmentToWrite, type SetToWrite } from '../../x12/writer.ts';
+import { addChars, chooseDelimiters, setTrailer, versionFor, writeInterchange, type EnvelopeSettings, type GroupToWrite, type SegmentToWrite, type SetToWrite } from '../../x12/writer.ts';
 import type { Delimiters } from '../../x12/types.ts';
 import type { Implementation } from '../../x12/impl/index.ts';
-import type { CliCommand, CliIo } from '../tdx.ts';
+import type { CliCommand } from '../tdx.ts';
 
 const usage = `usage: tdx x12 <parse|validate|ack|write> FILE [options]
   parse FILE                  one JSON object per transaction set per line
@@ -30,6 +31,52 @@ const usage = `usage: tdx x12 <parse|validate|ack|write> FILE [options]
                               the 997 or 999 for each group, as X12 text
   write FILE.json             EDI from envelope settings and translations (format: docs/x12.md)
 `;
+
+/**
+ * What a command writes to stdout. When the reader of stdout goes away (EPIPE: `tdx x12 parse F |
+ * head -1`), the command stops quietly: `stopped` turns true, loops end, later writes are dropped
+ * and the exit code stays 0. Without an `error` listener the EPIPE would crash the process with a
+ * stack trace. Any other stdout error is thrown by the next `write` or by `finish`.
+ */
+class Output {
+  /** The reader has gone: nothing more is written. */
+  stopped = false;
+  private failure: Error | null = null;
+
+  constructor(private readonly stream: NodeJS.WritableStream) {
+    // kept for the life of the stream: an EPIPE can arrive after the command has returned
+    stream.on('error', (err: NodeJS.ErrnoException) => this.failed(err));
+  }
+
+  private failed(err: NodeJS.ErrnoException): void {
+    if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') this.stopped = true;
+    else this.failure ??= err;
+  }
+
+  write(text: string): void {
+    if (this.failure !== null) throw this.failure;
+    if (!this.stopped) this.stream.write(text);
+  }
+
+  /** Waits until what was written is handed on; throws a stdout failure other than a closed reader. */
+  async finish(): Promise<void> {
+    if (!this.stopped && this.failure === null) {
+      await new Promise<void>((resolve) => {
+        this.stream.write('', (err) => {
+          if (err) this.failed(err);
+          resolve();
+        });
+      });
+    }
+    if (this.failure !== null) throw this.failure;
+  }
+}
+
+/** stdout guarded by `Output`, stderr as given. */
+interface X12Io {
+  readonly out: Output;
+  readonly stderr: NodeJS.WritableStream;
+}
 
 function setLine(set: TransactionSetRead, structural: Warning[]): string {
   // translation driven by the base implementation of the set and release (generic without one)
@@ -67,16 +114,17 @@ function warningsOf(findings: readonly StructuralFinding[]): Warning[] {
  * Streams the file. A group's lines are held until its GE, so the group's warnings ride on its
  * first set and lines stay in input order.
  */
-async function parse(file: string, io: CliIo): Promise<number> {
+async function parse(file: string, io: X12Io): Promise<number> {
   let held: { set: TransactionSetRead; warnings: Warning[] } | null = null;
   let lines: string[] = [];
   const flush = (groupWarnings: Warning[]): void => {
-    if (held) io.stdout.write(setLine(held.set, [...held.warnings, ...groupWarnings]) + '\n');
-    if (lines.length > 0) io.stdout.write(lines.join('\n') + '\n');
+    if (held) io.out.write(setLine(held.set, [...held.warnings, ...groupWarnings]) + '\n');
+    if (lines.length > 0) io.out.write(lines.join('\n') + '\n');
     held = null;
     lines = [];
   };
   for await (const e of readX12Stream(createReadStream(file, { highWaterMark: 1 << 20 }))) {
+    if (io.out.stopped) break; // the reader of stdout has gone: stop reading (closes the file)
     if (e.type === 'set') {
       const warnings = warningsOf(e.findings);
       if (held === null) held = { set: e.set, warnings };
@@ -92,23 +140,24 @@ async function parse(file: string, io: CliIo): Promise<number> {
   return 0;
 }
 
-async function validate(file: string, io: CliIo): Promise<number> {
+async function validate(file: string, io: X12Io): Promise<number> {
   const read = readInterchanges(await readFile(file));
   for (const ic of read.interchanges) {
+    if (io.out.stopped) return 0;
     const where = (f: StructuralFinding, group?: string, set?: string) =>
       JSON.stringify({ ...f, interchangeControlNumber: ic.header.controlNumber, groupControlNumber: group ?? null, transactionSetControlNumber: set ?? null });
-    for (const f of ic.findings) io.stdout.write(where(f) + '\n');
+    for (const f of ic.findings) io.out.write(where(f) + '\n');
     for (const g of ic.groups) {
-      for (const f of g.findings) io.stdout.write(where(f, g.header.controlNumber) + '\n');
+      for (const f of g.findings) io.out.write(where(f, g.header.controlNumber) + '\n');
       for (const s of g.sets) {
-        for (const f of s.findings) io.stdout.write(where(f, g.header.controlNumber, s.set.controlNumber) + '\n');
+        for (const f of s.findings) io.out.write(where(f, g.header.controlNumber, s.set.controlNumber) + '\n');
         for (const f of validateSet(s.set)) {
-          io.stdout.write(JSON.stringify({ scope: 'segment', ...f, interchangeControlNumber: ic.header.controlNumber, groupControlNumber: g.header.controlNumber, transactionSetControlNumber: s.set.controlNumber }) + '\n');
+          io.out.write(JSON.stringify({ scope: 'segment', ...f, interchangeControlNumber: ic.header.controlNumber, groupControlNumber: g.header.controlNumber, transactionSetControlNumber: s.set.controlNumber }) + '\n');
         }
       }
     }
   }
-  for (const f of read.notes) io.stdout.write(JSON.stringify(f) + '\n');
+  for (const f of read.notes) io.out.write(JSON.stringify(f) + '\n');
   void allFindings;
   return 0;
 }
@@ -129,7 +178,7 @@ function intOption(args: string[], name: string, fallback: number): number {
   return n;
 }
 
-async function ack(file: string, args: string[], io: CliIo): Promise<number> {
+async function ack(file: string, args: string[], io: X12Io): Promise<number> {
   const read = readInterchanges(await readFile(file));
   let control = intOption(args, '--control-number', 1);
   let groupControl = intOption(args, '--group-control-number', 1);
@@ -137,7 +186,8 @@ async function ack(file: string, args: string[], io: CliIo): Promise<number> {
   if (kind !== undefined && kind !== '997' && kind !== '999') throw new TdxError('invalid_parameter', 'Option --kind must be 997 or 999.', { details: { parameter: '--kind' } });
   const date = new Date();
   for (const ic of read.interchanges) {
-    io.stdout.write(
+    if (io.out.stopped) return 0;
+    io.out.write(
       acknowledgeInterchange(ic, { interchangeControlNumber: control++, groupControlNumber: groupControl, date, lineBreak: true }, {
         ...(kind ? { kind } : {}),
         acceptWithErrors: args.includes('--accept-with-errors'),
@@ -198,9 +248,11 @@ function implementationOf(t: WriteSetInput): Implementation | null {
 }
 
 /**
- * One set to write. ST and SE are the document's own when it carries them: ST02 as written
- * (spaces kept) unless `controlNumber` names another number, ST03 on as given, and SE as given
- * (a count that disagrees is written as given, with a note) unless the set is renumbered.
+ * One set to write. ST is the document's own when it carries one: ST02 as written (spaces kept)
+ * unless `controlNumber` names another number, ST03 on as given. SE is always computed (SE01 the
+ * segment count, SE02 the ST02 written); when the document's own SE says otherwise, a note names
+ * the set and both values. A renumbered set's SE02 is checked against the document's own ST02, as
+ * the new number is asked for.
  */
 function setToWrite(t: WriteSetInput, i: number, d: Delimiters, notes: string[]): SetToWrite {
   const parts = documentToParts(t.document, implementationOf(t), { delimiters: d });
@@ -210,12 +262,14 @@ function setToWrite(t: WriteSetInput, i: number, d: Delimiters, notes: string[])
   const renumbered = given !== undefined && (own === undefined || String(given).trim() !== own.trim());
   const control = renumbered ? given : own ?? i + 1;
   const written = typeof control === 'number' ? String(control).padStart(4, '0') : control;
-  let trailer: string[] | undefined;
-  if (parts.se !== null && !renumbered) {
-    trailer = parts.se.elements;
-    const count = String(body.length + 2);
-    if (trailer[0] !== count || trailer[1] !== written) {
-      notes.push(`transactionSets[${i}]: SE written as the document gives it (SE01 ${trailer[0] ?? ''}, SE02 ${trailer[1] ?? ''}); computed: ${count}, ${written}`);
+  if (parts.se !== null) {
+    const se = parts.se.elements;
+    const [count, se02] = setTrailer(body.length, written);
+    const expected02 = renumbered ? (own ?? '') : se02;
+    if (se[0] !== count || (se[1] ?? '') !== expected02 || se.slice(2).some((e) => e !== '')) {
+      const q = (v: string | undefined): string => JSON.stringify(v ?? '');
+      const givenText = se.map((e, k) => `SE${String(k + 1).padStart(2, '0')} ${q(e)}`).join(', ');
+      notes.push(`transactionSets[${i}] (${t.transactionSetIdentifier}, ST02 ${q(written)}): the document's SE (${givenText}) disagrees; written as computed: SE01 ${q(count)}, SE02 ${q(se02)}`);
     }
   }
   return {
@@ -223,12 +277,11 @@ function setToWrite(t: WriteSetInput, i: number, d: Delimiters, notes: string[])
     controlNumber: control,
     segments: body,
     ...(parts.st !== null && parts.st.elements.length > 2 ? { headerElements: parts.st.elements.slice(2) } : {}),
-    ...(trailer !== undefined ? { trailerElements: trailer } : {}),
     ...(t.implementationReference ? { implementationReference: t.implementationReference } : {}),
   };
 }
 
-async function write(file: string, io: CliIo): Promise<number> {
+async function write(file: string, io: X12Io): Promise<number> {
   let input: WriteInput;
   try {
     input = JSON.parse(await readFile(file, 'utf8')) as WriteInput;
@@ -267,15 +320,22 @@ async function write(file: string, io: CliIo): Promise<number> {
     if (last && last.release === t.release && last.functionalId === functionalId && last.sets[0]!.transactionSetIdentifier === t.transactionSetIdentifier) last.sets.push(set);
     else groups.push({ controlNumber: groupControl++, release: t.release, sets: [set], ...(functionalId ? { functionalId } : {}) });
   });
-  io.stdout.write(writeInterchange({ ...env, version, delimiters, date, lineBreak: env.lineBreak ?? true }, groups));
+  io.out.write(writeInterchange({ ...env, version, delimiters, date, lineBreak: env.lineBreak ?? true }, groups));
   for (const n of notes) io.stderr.write(`note: ${n}\n`);
   return 0;
 }
 
-export const x12Command: CliCommand = async (args, io) => {
+export const x12Command: CliCommand = async (args, cli) => {
+  const io: X12Io = { out: new Output(cli.stdout), stderr: cli.stderr };
+  const code = await run(args, io);
+  await io.out.finish();
+  return code;
+};
+
+async function run(args: string[], io: X12Io): Promise<number> {
   const [sub, file, ...rest] = args;
   if (sub === undefined || sub === '--help' || sub === '-h') {
-    io.stdout.write(usage);
+    io.out.write(usage);
     return sub === undefined ? 2 : 0;
   }
   if (file === undefined) {
@@ -308,4 +368,4 @@ export const x12Command: CliCommand = async (args, io) => {
     }
     throw err;
   }
-};
+}

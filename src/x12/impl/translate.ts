@@ -73,15 +73,19 @@ export function validateSet(set: TransactionSetRead, impl?: Implementation | nul
 }
 
 /**
- * The segments (ST through SE) of a translated document: the document's own ST and SE when it
- * carries them, else ST made from the options and SE computed. With `impl` null the document must
- * be generic; `transactionSetIdentifier` is used for a generated ST.
+ * The segments (ST through SE) of a translated document: the document's own ST when it carries
+ * one, else ST made from the options; SE always computed (segment count, ST02), whatever SE the
+ * document gives. With `impl` null the document must be generic; `transactionSetIdentifier` is
+ * used for a generated ST.
  */
 export function documentToSegments(document: unknown, impl: Implementation | null, options: WriteOptions & { transactionSetIdentifier?: string } = {}): WrittenSegment[] {
   return writeDocument(document, impl === null ? null : compile(impl), impl?.transactionSet.identifier ?? options.transactionSetIdentifier ?? '', options);
 }
 
-/** ST, body and SE of a translated document apart; ST and SE null when the document has none. */
+/**
+ * ST, body and SE of a translated document apart, as the document gives them; ST and SE null when
+ * the document has none. The given SE is for telling a stale one: writers compute the SE written.
+ */
 export function documentToParts(document: unknown, impl: Implementation | null, options: WriteOptions = {}): DocumentParts {
   return documentParts(document, impl === null ? null : compile(impl), options);
 }

@@ -1,13 +1,13 @@
 /**
  * JSON → segments: the inverse of translation. Walks the implementation in order, so segments
- * come out in the standard's sequence; ST and SE are taken from the document (or made from the
- * options, SE computed: segment count, ST02). Element values are formatted by data type and
+ * come out in the standard's sequence; ST is taken from the document (or made from the options)
+ * and SE is computed (segment count, ST02). Element values are formatted by data type and
  * composites and repetitions joined with the given delimiters; the envelope writer joins the
  * elements. Anything that cannot be written raises `x12_document_invalid` naming the JSON path.
  */
 import { TdxError } from '../../errors.ts';
 import { genericSegmentOf } from '../generic.ts';
-import type { ElementValue } from '../writer.ts';
+import { setTrailer, type ElementValue } from '../writer.ts';
 import { T_COMPOSITE, T_DT, T_N, T_R } from './compile.ts';
 import type { CChild, CElement, CLevel, CSegment, Compiled } from './compile.ts';
 import { UNRECOGNIZED_ELEMENT, UNRECOGNIZED_SEGMENTS } from './engine.ts';
@@ -197,7 +197,7 @@ export interface DocumentParts {
 
 /**
  * The segments of a translated document (generic when `c` is null), ST and SE apart and as the
- * document gives them.
+ * document gives them (writers compute the SE written; the given one serves to tell a stale one).
  */
 export function documentParts(document: unknown, c: Compiled | null, options: WriteOptions = {}): DocumentParts {
   const w = new Writer(options.delimiters);
@@ -241,14 +241,16 @@ function pair(parts: DocumentParts, sePath: string): DocumentParts {
 }
 
 /**
- * Segments (ST through SE) of a translated document; generic documents when `c` is null. ST and
- * SE are the document's own when it carries them (so a document read from EDI is written back
- * as it was read, a wrong SE01 included); otherwise ST is made from the set identifier and
- * `controlNumber`, and SE is computed (segment count, ST02).
+ * Segments (ST through SE) of a translated document; generic documents when `c` is null. ST is
+ * the document's own when it carries one (ST02 with its spaces, ST03 on), otherwise made from
+ * the set identifier and `controlNumber`. SE is always computed (segment count, ST02 as
+ * written): a document's own SE is never copied, so an edited document, or one read with a
+ * wrong SE01/SE02, is written with a correct trailer (`documentParts` keeps the given SE for a
+ * caller that reports the difference).
  */
 export function writeDocument(document: unknown, c: Compiled | null, transactionSetIdentifier: string, options: WriteOptions = {}): WrittenSegment[] {
   const parts = documentParts(document, c, options);
   const st = parts.st ?? { id: 'ST', elements: [c?.impl.transactionSet.identifier ?? transactionSetIdentifier, options.controlNumber ?? '0001'] };
-  const se = parts.se ?? { id: 'SE', elements: [String(parts.body.length + 2), st.elements[1] ?? ''] };
+  const se = { id: 'SE', elements: setTrailer(parts.body.length, st.elements[1] ?? '') };
   return [st, ...parts.body, se];
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { genericDocument, genericJson, genericToSegments } from '../../../src/x12/generic.ts';
 import { allFindings, readInterchanges } from '../../../src/x12/interchange.ts';
-import { chooseDelimiters, formatIsa, delimitersFor, functionalIdOf, interchangeVersionOf, writeInterchange, writeSegments } from '../../../src/x12/writer.ts';
+import { chooseDelimiters, formatIsa, delimitersFor, functionalIdOf, interchangeVersionOf, setTrailer, writeInterchange, writeSegments } from '../../../src/x12/writer.ts';
 import { fixture } from './helpers.ts';
 
 const date = new Date('2024-03-15T09:30:00Z');
@@ -88,8 +88,13 @@ describe('writer', () => {
     expect(chooseDelimiters(new Set(['|']), '00401', { prefer: { element: '|', segment: '\n' } })).toMatchObject({ element: '*', segment: '\n' });
   });
 
-  it('writes ST03 on and SE as given when the set carries them', () => {
-    const text = writeInterchange(settings, [{ controlNumber: 1, release: '004010', functionalId: 'PO', sets: [{ transactionSetIdentifier: '850', controlNumber: '12 ', headerElements: ['X1'], trailerElements: ['9', '12'], segments: [{ id: 'BEG', elements: ['00'] }] }] }]);
-    expect(text).toContain('ST*850*12 *X1~BEG*00~SE*9*12~');
+  it('writes ST03 on as the set gives it, and SE computed with SE02 the ST02 as written', () => {
+    const segments = [{ id: 'BEG', elements: ['00'] }, { id: 'REF', elements: ['ZZ', 'A'] }];
+    const text = writeInterchange(settings, [{ controlNumber: 1, release: '004010', functionalId: 'PO', sets: [{ transactionSetIdentifier: '850', controlNumber: '12 ', headerElements: ['X1'], segments }] }]);
+    expect(text).toContain('ST*850*12 *X1~BEG*00~REF*ZZ*A~SE*4*12 ~');
+    const read = readInterchanges(text);
+    expect(allFindings(read)).toEqual([]);
+    expect(setTrailer(0, '0001')).toEqual(['2', '0001']);
+    expect(setTrailer(segments.length, ' 7 ')).toEqual(['4', ' 7 ']);
   });
 });

@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { x12Command } from '../../../../src/cli/commands/x12.ts';
 import { readInterchanges, allFindings } from '../../../../src/x12/interchange.ts';
@@ -173,17 +175,32 @@ describe('tdx x12', () => {
     expect(fixed.stderr).toMatch(/x12_document_invalid: \$\.segments\[0\]\.N102: value "A\*B>C\^D~E" contains a delimiter/);
   });
 
-  it('write keeps a document\'s own ST and SE (spaces in ST02, ST03, a wrong SE01 with a note) and refuses an ST without SE', async () => {
+  it('write keeps a document\'s own ST (spaces in ST02, ST03), computes SE with a note when the given one disagrees, and refuses an ST without SE', async () => {
     const set = ['ST*850*0042 *X1', 'BEG*00*SA*PO-1**20240315', 'SE*9*0042'];
     const edi = `${isa('00401', 'U')}GS*PO*ACME*WIDGETCO*20240315*0930*9*X*004010~${set.join('~')}~GE*1*9~IEA*1*000000009~`;
     const lines = await parseText(edi);
     const w = await writeJson({ envelope, transactionSets: lines });
     expect(w.code, w.stderr).toBe(0);
-    expect(w.stdout).toContain(`${set.join('~\n')}~`);
-    expect(w.stderr).toMatch(/^note: transactionSets\[0\]: SE written as the document gives it \(SE01 9, SE02 0042\); computed: 3, 0042 \n$/);
-    // renumbered: ST02 and SE02 take the new number, SE01 is computed
+    // SE01 is the count, SE02 the ST02 as written (its space kept): the result reads back clean
+    expect(w.stdout).toContain('ST*850*0042 *X1~\nBEG*00*SA*PO-1**20240315~\nSE*3*0042 ~');
+    expect(allFindings(readInterchanges(w.stdout))).toEqual([]);
+    expect(w.stderr).toBe('note: transactionSets[0] (850, ST02 "0042 "): the document\'s SE (SE01 "9", SE02 "0042") disagrees; written as computed: SE01 "3", SE02 "0042 "\n');
+    // a correct SE: written as it is, no note
+    const right = await writeJson({ envelope, transactionSets: await parseText(edi.replace('SE*9*0042', 'SE*3*0042 ')) });
+    expect(right.stdout).toContain('SE*3*0042 ~');
+    expect(right.stderr).toBe('');
+    // edited after parsing: a segment added, the count follows, and the stale SE01 is noted
+    const edited = await parseText(edi.replace('SE*9*0042', 'SE*3*0042 '));
+    const heading = (edited[0]!['document'] as { heading: Record<string, unknown> }).heading;
+    heading['currency_CUR'] = { entity_identifier_code_01: 'BY', currency_code_02: 'USD' };
+    const grown = await writeJson({ envelope, transactionSets: edited });
+    expect(grown.code, grown.stderr).toBe(0);
+    expect(grown.stdout).toContain('BEG*00*SA*PO-1**20240315~\nCUR*BY*USD~\nSE*4*0042 ~');
+    expect(grown.stderr).toMatch(/^note: transactionSets\[0\] \(850, ST02 "0042 "\): the document's SE \(SE01 "3", SE02 "0042 "\) disagrees; written as computed: SE01 "4", SE02 "0042 "\n$/);
+    // renumbered: ST02 and SE02 take the new number, SE01 is computed; the given SE01 9 is noted
     const renumbered = await writeJson({ envelope, transactionSets: [{ ...lines[0], controlNumber: 7 }] });
     expect(renumbered.stdout).toContain('ST*850*0007*X1~\nBEG*00*SA*PO-1**20240315~\nSE*3*0007~');
+    expect(renumbered.stderr).toMatch(/^note: transactionSets\[0\] \(850, ST02 "0007"\): the document's SE \(SE01 "9", SE02 "0042"\) disagrees; written as computed: SE01 "3", SE02 "0007"\n$/);
     const document = lines[0]!['document'] as { heading: Record<string, unknown>; summary: Record<string, unknown> };
     delete document.summary['transaction_set_trailer_SE'];
     const noSe = await writeJson({ envelope, transactionSets: [{ ...lines[0], document }] });
@@ -202,4 +219,61 @@ describe('tdx x12', () => {
     expect(w.code, w.stderr).toBe(0);
     expect((await parseText(w.stdout)).map((l) => l['document'])).toEqual(lines.map((l) => l['document']));
   });
+});
+
+/**
+ * `tdx x12 ... | head -1`: the reader of stdout goes away after the first chunk. The real command
+ * (node bin/tdx.mjs) must stop quietly: no EPIPE stack trace on stderr, exit 0. The input makes
+ * every subcommand print far more than a pipe holds, so the command is still writing when the
+ * pipe closes.
+ */
+describe('tdx x12 with stdout closed early', () => {
+  const root = fileURLToPath(new URL('../../../../', import.meta.url));
+  const dir = mkdtempSync(join(tmpdir(), 'tdx-x12-pipe-'));
+  const sets = 20_000;
+  // every SE01 is wrong, so validate prints a finding per set and ack an AK2..AK5 per set
+  const body = Array.from({ length: sets }, (_, i) => {
+    const n = String(i + 1).padStart(4, '0');
+    return `ST*850*${n}~BEG*00*SA*PO-${i + 1}**20240315~PO1*1*10*EA*4.5**UP*012345678900~SE*9*${n}~`;
+  }).join('');
+  const isaText = 'ISA*00*          *00*          *ZZ*ACME           *ZZ*WIDGETCO       *240315*0930*U*00401*000000009*0*P*>~';
+  writeFileSync(join(dir, 'big.edi'), `${isaText}GS*PO*ACME*WIDGETCO*20240315*0930*9*X*004010~${body}GE*${sets}*9~IEA*1*000000009~`);
+  const doc = { segments: [{ id: 'BEG', BEG01: '00', BEG02: 'SA', BEG03: 'PO-1', BEG05: '20240315' }] };
+  writeFileSync(
+    join(dir, 'big.json'),
+    JSON.stringify({
+      envelope: { sender: { qualifier: 'ZZ', id: 'ACME' }, receiver: { qualifier: 'ZZ', id: 'WIDGETCO' }, interchangeControlNumber: 9, date: '2024-03-15T09:30:00Z' },
+      transactionSets: Array.from({ length: sets }, () => ({ transactionSetIdentifier: '850', release: '004010', document: doc })),
+    }),
+  );
+  const cases = [
+    ['parse', 'big.edi'],
+    ['validate', 'big.edi'],
+    ['ack', 'big.edi'],
+    ['write', 'big.json'],
+  ] as const;
+
+  it.each(cases)('%s stops quietly with exit 0', async (sub, name) => {
+    const file = join(dir, name);
+    // the whole output is far larger than a pipe's buffer (64 KiB)
+    const full = await run(sub, file);
+    expect(full.code, full.stderr).toBe(0);
+    expect(full.stdout.length).toBeGreaterThan(256 << 10);
+
+    const child = spawn(process.execPath, [join(root, 'bin/tdx.mjs'), 'x12', sub, file], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    let received = 0;
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    child.stdout.once('data', (chunk: Buffer) => {
+      received = chunk.length;
+      child.stdout.destroy();
+    });
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])));
+    expect(received).toBeGreaterThan(0);
+    expect(received).toBeLessThan(full.stdout.length);
+    expect(stderr).not.toMatch(/EPIPE|Error|\n\s+at /);
+    expect(stderr).toBe('');
+    expect(signal).toBeNull();
+    expect(code).toBe(0);
+  }, 60_000);
 });

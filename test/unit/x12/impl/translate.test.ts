@@ -51,6 +51,19 @@ describe('translateSet (850, 004010)', () => {
     expect(textOf(documentToSegments(document, baseImplementation('850', '004010')))).toBe(po);
   });
 
+  it('computes SE whatever the document gives: an edited document and a wrong SE01/SE02', () => {
+    const impl = baseImplementation('850', '004010');
+    const edited = structuredClone(document) as Record<string, any>;
+    const lines = edited['detail']['baseline_item_data_PO1_loop'] as unknown[];
+    lines.push(structuredClone(lines[1]));
+    expect(textOf(documentToSegments(edited, impl))).toBe(po.replace('CTT*2*15.25~SE*19*0001~', 'PO1*2*5.25*CS*12.75**VP*DEF~CTT*2*15.25~SE*20*0001~'));
+    const wrong = translateSet(setOf(po.replace('SE*19*0001~', 'SE*7*0009~'))).document;
+    expect((wrong['summary'] as any)['transaction_set_trailer_SE']).toEqual({ number_of_included_segments_01: 7, transaction_set_control_number_02: '0009' });
+    expect(textOf(documentToSegments(wrong, impl))).toBe(po);
+    const generic = translateSet(setOf('ST*837*0001 ~BHT*0019~SE*9*0001~')).document;
+    expect(textOf(documentToSegments(generic, null))).toBe('ST*837*0001 ~BHT*0019~SE*3*0001 ~');
+  });
+
   it('finds nothing wrong with a conforming document', () => {
     expect(validateSet(set)).toEqual([]);
   });
