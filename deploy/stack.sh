@@ -138,29 +138,22 @@ launch() { # launch COMPONENT CMD...: detached from this shell's session, output
 
 # --- downloads (cached) --------------------------------------------------------------------
 
-fetch_kafka() {
-  local dir=$CACHE/kafka-$KAFKA_VERSION
+# fetch_jars LABEL NAME VERSION LIBDIR: copies the runtime jars of deploy/stack/NAME-pom.xml
+# (version passed as -DNAME.version) into $CACHE/NAME-VERSION/LIBDIR, once.
+fetch_jars() {
+  local label=$1 name=$2 version=$3 libdir=$4 dir=$CACHE/$2-$3
   [ -f "$dir/.complete" ] && return
   need_mvn
-  log "downloading Kafka $KAFKA_VERSION jars through Maven"
+  log "downloading $label $version jars through Maven"
   rm -rf "$dir"; mkdir -p "$dir"
-  mvn -B -q -Dstyle.color=never -f "$TPL/kafka-pom.xml" "$DEPENDENCY_PLUGIN:copy-dependencies" \
-    -Dkafka.version="$KAFKA_VERSION" -DincludeScope=runtime -DoutputDirectory="$dir/libs" >&2 \
-    || die "Maven could not download Kafka $KAFKA_VERSION"
+  mvn -B -q -Dstyle.color=never -f "$TPL/$name-pom.xml" "$DEPENDENCY_PLUGIN:copy-dependencies" \
+    -D"$name.version=$version" -DincludeScope=runtime -DoutputDirectory="$dir/$libdir" >&2 \
+    || die "Maven could not download $label $version"
   touch "$dir/.complete"
 }
 
-fetch_cassandra() {
-  local dir=$CACHE/cassandra-$CASSANDRA_VERSION
-  [ -f "$dir/.complete" ] && return
-  need_mvn
-  log "downloading Cassandra $CASSANDRA_VERSION jars through Maven"
-  rm -rf "$dir"; mkdir -p "$dir"
-  mvn -B -q -Dstyle.color=never -f "$TPL/cassandra-pom.xml" "$DEPENDENCY_PLUGIN:copy-dependencies" \
-    -Dcassandra.version="$CASSANDRA_VERSION" -DincludeScope=runtime -DoutputDirectory="$dir/lib" >&2 \
-    || die "Maven could not download Cassandra $CASSANDRA_VERSION"
-  touch "$dir/.complete"
-}
+fetch_kafka() { fetch_jars Kafka kafka "$KAFKA_VERSION" libs; }
+fetch_cassandra() { fetch_jars Cassandra cassandra "$CASSANDRA_VERSION" lib; }
 
 fetch_registry() {
   local dir=$CACHE/registry-$REGISTRY_VERSION
