@@ -16,6 +16,7 @@ import { createCassandraClient } from '../../adapters/cassandra/client.ts';
 import { migrateCassandra } from '../../adapters/cassandra/migrate.ts';
 import { createClickHouse } from '../../adapters/clickhouse/client.ts';
 import { migrateClickHouse } from '../../adapters/clickhouse/migrate.ts';
+import type { MigrationOutcome } from '../../adapters/migrations.ts';
 import { TOPIC_CODECS, valueSubject } from '../../wire/topics.ts';
 
 /** Counts of what one run changed; all zero on a second run. */
@@ -67,14 +68,18 @@ export async function runMigrate(config: Config, logger: Logger, io: CliIo, only
     say(`schemas: ${sum.schemasRegistered} registered, ${topics.length - sum.schemasRegistered} already registered`);
   }
 
+  /** Prints what a store's migration run did; returns how many files it applied. */
+  const report = (store: string, name: string, o: MigrationOutcome): number => {
+    for (const f of o.applied) say(`${store} ${name}: applied ${f}`);
+    for (const f of o.changed) say(`${store} ${name}: warning: ${f} changed after it was applied; not applied again`);
+    say(`${store}: ${o.applied.length} applied, ${o.skipped.length} already applied`);
+    return o.applied.length;
+  };
+
   if (only.includes('cassandra')) {
     const client = createCassandraClient(config, logger, { useKeyspace: false });
     try {
-      const o = await migrateCassandra(client, config);
-      sum.cassandraApplied = o.applied.length;
-      for (const f of o.applied) say(`cassandra ${config.cassandra.keyspace}: applied ${f}`);
-      for (const f of o.changed) say(`cassandra ${config.cassandra.keyspace}: warning: ${f} changed after it was applied; not applied again`);
-      say(`cassandra: ${o.applied.length} applied, ${o.skipped.length} already applied`);
+      sum.cassandraApplied = report('cassandra', config.cassandra.keyspace, await migrateCassandra(client, config));
     } finally {
       await client.shutdown();
     }
@@ -83,11 +88,7 @@ export async function runMigrate(config: Config, logger: Logger, io: CliIo, only
   if (only.includes('clickhouse')) {
     const handle = createClickHouse(config);
     try {
-      const o = await migrateClickHouse(handle, config);
-      sum.clickhouseApplied = o.applied.length;
-      for (const f of o.applied) say(`clickhouse ${config.clickhouse.database}: applied ${f}`);
-      for (const f of o.changed) say(`clickhouse ${config.clickhouse.database}: warning: ${f} changed after it was applied; not applied again`);
-      say(`clickhouse: ${o.applied.length} applied, ${o.skipped.length} already applied`);
+      sum.clickhouseApplied = report('clickhouse', config.clickhouse.database, await migrateClickHouse(handle, config));
     } finally {
       await handle.close();
     }
