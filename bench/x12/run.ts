@@ -10,8 +10,10 @@
  *     streamed as objects). Extra rows: the generic segment-level translation (`genericJson`,
  *     used for sets without an implementation) and validation (`readX12` + `validateSet`).
  *
- * Every tool gets the same text; each figure is the best of several runs. Ratios are printed for
- * each of our rows against each peer. BENCH_X12_MB sets the input size (default 24).
+ * Every tool gets the same text. The tools run in interleaved rounds (each tool once per round,
+ * BENCH_X12_ROUNDS rounds, default 5), so a change of machine load during the run weighs on all
+ * of them alike; each figure is a tool's best round. Ratios are printed for each of our rows
+ * against each peer. BENCH_X12_MB sets the input size (default 24).
  */
 import { Readable } from 'node:stream';
 import { metadata } from '@stedi/x12-tools';
@@ -26,14 +28,28 @@ const mb = Number(process.env['BENCH_X12_MB'] ?? 24);
 const { text, sets } = generateInterchange(mb * 1e6);
 const size = Buffer.byteLength(text) / 1e6;
 
-async function best(name: string, runs: number, fn: () => unknown): Promise<{ name: string; ms: number; mbs: number }> {
-  let min = Infinity;
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    await fn();
-    min = Math.min(min, performance.now() - t0);
+interface Row {
+  readonly name: string;
+  ms: number;
+  mbs: number;
+}
+
+/** Runs every tool once per round, `rounds` times, interleaved; keeps each tool's best round. */
+async function interleaved(rounds: number, tools: readonly (readonly [string, () => unknown])[]): Promise<Row[]> {
+  const rows: Row[] = tools.map(([name]) => ({ name, ms: Infinity, mbs: 0 }));
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, [, fn]] of tools.entries()) {
+      const t0 = performance.now();
+      await fn();
+      const ms = performance.now() - t0;
+      const row = rows[i]!;
+      if (ms < row.ms) {
+        row.ms = ms;
+        row.mbs = size / (ms / 1000);
+      }
+    }
   }
-  return { name, ms: min, mbs: size / (min / 1000) };
+  return rows;
 }
 
 function oursScan(): number {
@@ -94,14 +110,17 @@ oursScan();
 oursImplementation();
 oursGeneric();
 oursValidate();
-const scan = await best('(a) tdx readX12: scan + split + structural checks', 7, oursScan);
-const impl = await best('(b) tdx readX12 + translateSetJson (850 implementation) to JSON text', 7, oursImplementation);
-const generic = await best('    tdx readX12 + generic segment JSON (genericJson)', 7, oursGeneric);
-const validate = await best('    tdx readX12 + validateSet (850 implementation)', 7, oursValidate);
-const stedi = await best('(a) @stedi/x12-tools metadata(): envelope scan', 5, stediScan);
-const nx = await best('(b) node-x12 X12Parser.parse: full parse', 3, nodeX12);
-const xp = await best('(b) x12-parser X12parser: streamed segments', 3, x12ParserStream);
-const rows = [scan, impl, generic, validate, stedi, nx, xp];
+const rounds = Number(process.env['BENCH_X12_ROUNDS'] ?? 5);
+const rows = await interleaved(rounds, [
+  ['(a) tdx readX12: scan + split + structural checks', oursScan],
+  ['(b) tdx readX12 + translateSetJson (850 implementation) to JSON text', oursImplementation],
+  ['    tdx readX12 + generic segment JSON (genericJson)', oursGeneric],
+  ['    tdx readX12 + validateSet (850 implementation)', oursValidate],
+  ['(a) @stedi/x12-tools metadata(): envelope scan', stediScan],
+  ['(b) node-x12 X12Parser.parse: full parse', nodeX12],
+  ['(b) x12-parser X12parser: streamed segments', x12ParserStream],
+]);
+const [scan, impl, generic, validate, stedi, nx, xp] = rows as [Row, Row, Row, Row, Row, Row, Row];
 const w = Math.max(...rows.map((r) => r.name.length));
 console.log(`${'tool'.padEnd(w)}  ${'ms'.padStart(9)}  ${'MB/s'.padStart(9)}`);
 for (const r of rows) console.log(`${r.name.padEnd(w)}  ${r.ms.toFixed(1).padStart(9)}  ${r.mbs.toFixed(1).padStart(9)}`);
