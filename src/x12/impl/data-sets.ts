@@ -14,6 +14,19 @@ export interface SetStructure {
 const n1Loop = (pos: number, repeat: string, extra = ''): string =>
   `{N1 O ${repeat} | N1 ${pos} O 1, N2 ${pos + 10} O 2, N3 ${pos + 20} O 2, N4 ${pos + 30} O >1, REF ${pos + 40} O 12, PER ${pos + 50} O >1${extra}}`;
 
+/** Heading of the purchase order change sets (860, 865): the same table after their beginning segment. */
+const poChangeHeading = (beginning: string): string =>
+  `ST 010 M 1, ${beginning} 020 M 1, CUR 040 O 1, REF 050 O >1, PER 060 O 3, TAX 070 O >1, FOB 080 O >1, CTP 090 O >1, CSH 110 O 5,
+      {SAC O 25 | SAC 120 O 1, CUR 125 O 1}, ITD 130 O 5, DIS 140 O 20, DTM 150 O 10, LDT 160 O 12, PID 190 O 200, MEA 200 O 40, PWK 210 O 25,
+      PKG 220 O 200, TD1 230 O 2, TD5 240 O 12, TD3 250 O 12, TD4 260 O 5, MAN 270 O 10, TXI 285 O >1,
+      {N9 O 1000 | N9 295 O 1, DTM 300 O >1, MSG 305 O 1000},
+      ${n1Loop(310, '200')}`;
+
+/** Detail tail shared by 850, 860 and 865: N9 loop, N1 loop and SLN loop. */
+const PO_DETAIL_TAIL = `{N9 O 1000 | N9 380 O 1, DTM 390 O >1, MSG 400 O 1000},
+      ${n1Loop(410, '200')},
+      {SLN O 1000 | SLN 470 O 1, MSG 480 O >1, SI 490 O >1, PID 500 O 1000, PO3 510 O 104, DTM 520 O 10, CTP 530 O 25, PO4 540 O 1}}`;
+
 export const setStructures: Readonly<Record<string, SetStructure>> = {
   '204': {
     name: 'Motor Carrier Load Tender',
@@ -111,9 +124,7 @@ export const setStructures: Readonly<Record<string, SetStructure>> = {
       {SAC O 25 | SAC 130 O 1, CUR 135 O 1}, ITD 150 O 2, DIS 160 O 20, TAX 180 O >1, FOB 190 O >1, SDQ 200 O 500,
       {ACK O 104 | ACK 270 O 1, DTM 271 O 10}, DTM 275 O 10, TD1 280 O 1, TD5 285 O 12, TD3 290 O 12, TD4 295 O 5, MAN 300 O 10, MSG 305 O >1, TXI 310 O >1,
       {SCH O 200 | SCH 320 O 1, TD1 330 O 2, TD5 340 O 12, TD3 350 O 12, TD4 360 O 5, REF 370 O >1},
-      {N9 O 1000 | N9 380 O 1, DTM 390 O >1, MSG 400 O 1000},
-      ${n1Loop(410, '200')},
-      {SLN O 1000 | SLN 470 O 1, MSG 480 O >1, SI 490 O >1, PID 500 O 1000, PO3 510 O 104, DTM 520 O 10, CTP 530 O 25, PO4 540 O 1}}`,
+      ${PO_DETAIL_TAIL}`,
     summary: `{CTT O 1 | CTT 010 O 1, AMT 020 O 1}, SE 030 M 1`,
   },
   '856': {
@@ -126,36 +137,24 @@ export const setStructures: Readonly<Record<string, SetStructure>> = {
   },
   '860': {
     name: 'Purchase Order Change Request - Buyer Initiated',
-    heading: `ST 010 M 1, BCH 020 M 1, CUR 040 O 1, REF 050 O >1, PER 060 O 3, TAX 070 O >1, FOB 080 O >1, CTP 090 O >1, CSH 110 O 5,
-      {SAC O 25 | SAC 120 O 1, CUR 125 O 1}, ITD 130 O 5, DIS 140 O 20, DTM 150 O 10, LDT 160 O 12, PID 190 O 200, MEA 200 O 40, PWK 210 O 25,
-      PKG 220 O 200, TD1 230 O 2, TD5 240 O 12, TD3 250 O 12, TD4 260 O 5, MAN 270 O 10, TXI 285 O >1,
-      {N9 O 1000 | N9 295 O 1, DTM 300 O >1, MSG 305 O 1000},
-      ${n1Loop(310, '200')}`,
+    heading: poChangeHeading('BCH'),
     detail: `{POC O >1 | POC 010 M 1, LIN 015 O >1, SI 018 O >1, CUR 020 O 1, PO3 040 O 25, {CTP O >1 | CTP 045 O 1, CUR 047 O 1}, MEA 049 O 40,
       {PID O 1000 | PID 050 O 1, MEA 060 O 10}, PWK 070 O 25, PO4 090 O >1, REF 100 O >1, PER 110 O 3,
       {SAC O 25 | SAC 130 O 1, CUR 135 O 1}, ITD 150 O 2, DIS 160 O 20, TAX 180 O >1, FOB 190 O >1, SDQ 200 O 500, DTM 210 O 10,
       TD1 240 O 1, TD5 250 O 12, TD3 260 O 12, TD4 270 O 5, MAN 290 O 10, MSG 293 O >1, TXI 298 O >1,
       {SCH O 104 | SCH 310 O 1, TD1 320 O 2, TD5 330 O 12, TD3 340 O 12, TD4 350 O 5, REF 360 O >1},
-      {N9 O 1000 | N9 380 O 1, DTM 390 O >1, MSG 400 O 1000},
-      ${n1Loop(410, '200')},
-      {SLN O 1000 | SLN 470 O 1, MSG 480 O >1, SI 490 O >1, PID 500 O 1000, PO3 510 O 104, DTM 520 O 10, CTP 530 O 25, PO4 540 O 1}}`,
+      ${PO_DETAIL_TAIL}`,
     summary: `{CTT O 1 | CTT 010 O 1, AMT 020 O 1}, SE 030 M 1`,
   },
   '865': {
     name: 'Purchase Order Change Acknowledgment/Request - Seller Initiated',
-    heading: `ST 010 M 1, BCA 020 M 1, CUR 040 O 1, REF 050 O >1, PER 060 O 3, TAX 070 O >1, FOB 080 O >1, CTP 090 O >1, CSH 110 O 5,
-      {SAC O 25 | SAC 120 O 1, CUR 125 O 1}, ITD 130 O 5, DIS 140 O 20, DTM 150 O 10, LDT 160 O 12, PID 190 O 200, MEA 200 O 40, PWK 210 O 25,
-      PKG 220 O 200, TD1 230 O 2, TD5 240 O 12, TD3 250 O 12, TD4 260 O 5, MAN 270 O 10, TXI 285 O >1,
-      {N9 O 1000 | N9 295 O 1, DTM 300 O >1, MSG 305 O 1000},
-      ${n1Loop(310, '200')}`,
+    heading: poChangeHeading('BCA'),
     detail: `{POC O >1 | POC 010 M 1, LIN 015 O >1, SI 018 O >1, CUR 020 O 1, PO3 040 O 25, {CTP O >1 | CTP 045 O 1, CUR 047 O 1}, MEA 049 O 40,
       {PID O 1000 | PID 050 O 1, MEA 060 O 10}, PWK 070 O 25, PO4 090 O >1, REF 100 O >1, PER 110 O 3,
       {SAC O 25 | SAC 130 O 1, CUR 135 O 1}, ITD 150 O 2, DIS 160 O 20, TAX 180 O >1, FOB 190 O >1, SDQ 200 O 500,
       {ACK O 104 | ACK 270 O 1, DTM 271 O 10}, DTM 275 O 10, TD1 280 O 1, TD5 285 O 12, TD3 290 O 12, TD4 295 O 5, MAN 300 O 10, MSG 305 O >1, TXI 310 O >1,
       {SCH O 104 | SCH 320 O 1, TD1 330 O 2, TD5 340 O 12, TD3 350 O 12, TD4 360 O 5, REF 370 O >1},
-      {N9 O 1000 | N9 380 O 1, DTM 390 O >1, MSG 400 O 1000},
-      ${n1Loop(410, '200')},
-      {SLN O 1000 | SLN 470 O 1, MSG 480 O >1, SI 490 O >1, PID 500 O 1000, PO3 510 O 104, DTM 520 O 10, CTP 530 O 25, PO4 540 O 1}}`,
+      ${PO_DETAIL_TAIL}`,
     summary: `{CTT O 1 | CTT 010 O 1, AMT 020 O 1}, SE 030 M 1`,
   },
   '875': {
