@@ -15,6 +15,7 @@ import { createApp } from '../../../src/http/app.ts';
 import { platformRouterOverCassandra } from '../../../src/http/platform/factory.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { cassandraEnv, orgWithKeys, type Env } from './support.ts';
+import { apiGet } from '../../support/api-get.ts';
 
 type Org = Awaited<ReturnType<typeof orgWithKeys>>;
 let env: Env;
@@ -27,16 +28,8 @@ const demo = readFileSync('deploy/demo/config.yaml', 'utf8');
 /** Org B's file: the demo with GLOBEX renamed UMBRELLA, a partner key org A does not have. */
 const demoB = demo.replace('key: GLOBEX', 'key: UMBRELLA');
 
-async function get(p: string, key: string | null = a.standard) {
-  const res = await fetch(base + p, { headers: key === null ? {} : { authorization: `Key ${key}` } });
-  const text = await res.text();
-  let body: any = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    /* text */
-  }
-  return { status: res.status, body, text, headers: res.headers };
+function get(p: string, key: string | null = a.standard) {
+  return apiGet(base, p, key);
 }
 
 async function apply(org: string, text: string, name: string): Promise<void> {

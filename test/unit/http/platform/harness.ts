@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are untyped JSON */
 // Builds the Koa app with the /platform router over in-memory fakes, listening on loopback.
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -11,6 +10,7 @@ import { x12ImplementationEngine as x12Engine } from '../../../../src/domain/x12
 import { newId } from '../../../../src/domain/ids.ts';
 import { createLogger } from '../../../../src/logger.ts';
 import { FakeConfig, FakeOrgs, FakeRateLimits } from './fakes.ts';
+import { apiGet } from '../../../support/api-get.ts';
 
 export const demoDoc = (): ConfigDocument => parse(readFileSync('deploy/demo/config.yaml', 'utf8')) as ConfigDocument;
 
@@ -40,16 +40,6 @@ export async function startHarness(opts: { perMinute?: number } = {}) {
   const addr = server.address();
   const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
   const keys = { standard: orgs.add(orgA, 'standard'), readOnly: orgs.add(orgA, 'read-only'), sandbox: orgs.add(orgA, 'sandbox'), otherOrg: orgs.add(orgB, 'standard') };
-  async function get(path: string, key: string | null = keys.standard, headers: Record<string, string> = {}) {
-    const res = await fetch(base + path, { headers: { ...(key === null ? {} : { authorization: `Key ${key}` }), ...headers } });
-    const text = await res.text();
-    let body: any = text;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      /* text body */
-    }
-    return { status: res.status, body, text, headers: res.headers };
-  }
+  const get = (path: string, key: string | null = keys.standard, headers: Record<string, string> = {}) => apiGet(base, path, key, headers);
   return { base, get, keys, orgs, config, rates, orgA, orgB, platform, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
