@@ -7,7 +7,7 @@ import { TdxError } from '../../errors.ts';
 import { applyConfig, exportConfig } from '../../admin/admin-service.ts';
 import { readConfigFile } from '../../admin/config-file.ts';
 import { openAdminSession } from '../../admin/cassandra-session.ts';
-import { implementationEngine } from '../../admin/engine.ts';
+import { x12ImplementationEngine as implementationEngine } from '../../domain/x12-implementation-engine.ts';
 import { CassandraOrganizationStore } from '../../adapters/cassandra/organization-store.ts';
 import { CassandraConfigAdminStore } from '../../adapters/cassandra/config-store.ts';
 

@@ -8,7 +8,7 @@ import type { Logger } from '../../logger.ts';
 import { CassandraConfigReadStore } from '../../adapters/cassandra/config-store.ts';
 import { CassandraOrganizationStore } from '../../adapters/cassandra/organization-store.ts';
 import { CassandraRateLimitStore } from '../../adapters/cassandra/rate-limit-store.ts';
-import { implementationEngine } from '../../domain/implementation-engines.ts';
+import { x12ImplementationEngine as implementationEngine } from '../../domain/x12-implementation-engine.ts';
 import { createPlatformRouter, type PlatformRouter } from './router.ts';
 
 export function platformRouterOverCassandra(config: Config, logger: Logger, client: Client): PlatformRouter {

@@ -1,4 +1,0 @@
-/**
- * The implementation engine configuration uses (the same one the API renders with).
- */
-export { implementationEngine } from '../domain/implementation-engines.ts';
