@@ -7,10 +7,7 @@ ENV NODE_ENV=production \
     TDX_DATA_DIR=/var/lib/tdx
 WORKDIR /app
 COPY package.json package-lock.json ./
-# npm ci refuses a lock file without the optional chDB packages of other platforms (some were
-# never published); npm install then keeps every locked version.
-RUN (npm ci --omit=dev --no-audit --no-fund || npm install --omit=dev --no-audit --no-fund) \
-    && npm cache clean --force
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY . .
 RUN mkdir -p /var/lib/tdx && chown node:node /var/lib/tdx && chmod +x deploy/docker-entrypoint.sh
 USER node

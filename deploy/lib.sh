@@ -12,19 +12,9 @@ ensure_node_modules() {
     return 0
   fi
   echo "[deps] installing npm dependencies (npm ci)" >&2
-  local ci_log
-  ci_log=$(mktemp)
-  if npm ci --no-audit --no-fund >"$ci_log" 2>&1; then
-    cat "$ci_log" >&2
-  else
-    # npm ci refuses a lock file that lacks optional packages for other platforms, and some of
-    # them do not exist on the registry (e.g. chdb's darwin libraries for 3.4.0); npm install
-    # keeps every locked version and skips those.
-    echo "[deps] npm ci refused the lock file ($(grep -m1 -o 'Missing: [^ ]*' "$ci_log" || echo 'see npm ci'));" \
-      "installing the locked versions with npm install" >&2
-    npm install --no-audit --no-fund >&2 || { rm -f "$ci_log"; return 1; }
-  fi
-  rm -f "$ci_log"
+  # package-lock.json lists every optional platform package (scripts/complete-lock.mjs), so
+  # npm ci accepts it on any machine.
+  npm ci --no-audit --no-fund >&2 || return 1
   echo "$want" >node_modules/.tdx-lock-hash
 }
 
