@@ -30,6 +30,8 @@ export interface Config {
     readonly feedVisibilityLagMs: number;
     /** Log entries younger than this are withheld. @default 5000 */
     readonly logVisibilityLagMs: number;
+    /** Largest request body of a document submission (EDI or JSON), in bytes. @default 104857600 */
+    readonly maxSubmissionBytes: number;
   };
   readonly kafka: {
     /** @default ["127.0.0.1:9092"] */ readonly brokers: readonly string[];
@@ -169,6 +171,7 @@ export function loadConfig(env: Env = process.env): Config {
       resultsStatusScanLimit: r.int('TDX_RESULTS_STATUS_SCAN_LIMIT', 500, 1, 100_000),
       feedVisibilityLagMs: r.int('TDX_FEED_VISIBILITY_LAG_MS', 2000, 0, 60_000),
       logVisibilityLagMs: r.int('TDX_LOG_VISIBILITY_LAG_MS', 5000, 0, 60_000),
+      maxSubmissionBytes: r.int('TDX_MAX_SUBMISSION_BYTES', 100 * 1024 * 1024, 1, 4 * 1024 * 1024 * 1024),
     },
     kafka: {
       brokers: r.list('KAFKA_BROKERS', ['127.0.0.1:9092']),

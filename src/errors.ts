@@ -25,6 +25,8 @@ export const errorCatalog = {
   delivery_not_reached: { status: 422, retriable: false },
   poll_delivery: { status: 422, retriable: false },
   no_outbound_flow: { status: 422, retriable: false },
+  no_inbound_flow: { status: 422, retriable: false },
+  payload_too_large: { status: 413, retriable: false },
   internal_error: { status: 500, retriable: false },
   service_unavailable: { status: 503, retriable: true },
   // --- operational codes (command line, start-up, processing) -------------------------------

@@ -9,16 +9,12 @@
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import { TdxError } from './errors.ts';
-import { NODE_SERVICES, type NodeService } from './domain/node-services.ts';
+import { NODE_SERVICES } from './domain/node-services.ts';
+import type { Role, RoleName, TextOut } from './roles/role.ts';
+import { Resources } from './roles/resources.ts';
+import { buildRoles, defaultParts, type ServiceParts } from './service.ts';
 
-/** A long-running part of a process. `stop` must be safe to call once after `start`. */
-export interface Role {
-  readonly name: string;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-export type RoleName = 'api' | 'materializer' | 'scheduler' | `node:${NodeService}`;
+export type { Role, RoleName };
 
 /** Expands `all` and validates role names. */
 export function parseRoles(spec: string): RoleName[] {
@@ -54,14 +50,19 @@ export async function runRoles(roles: readonly Role[], config: Config, logger: L
         process.exit(1);
       }, config.shutdownTimeoutMs);
       timer.unref();
-      for (const r of [...started].reverse()) {
+      // The API stops accepting first; then every consumer stops at once (each finishes its
+      // batch in hand and commits), which keeps shutdown short with many node services.
+      const order = [...started].reverse();
+      const stopOne = async (r: Role): Promise<void> => {
         try {
           await r.stop();
           logger.info({ event: 'role:stopped', role: r.name }, 'role stopped');
         } catch (err) {
           logger.error({ event: 'role:stop-failed', role: r.name, err }, 'role failed to stop cleanly');
         }
-      }
+      };
+      for (const r of order.filter((x) => x.name === 'api')) await stopOne(r);
+      await Promise.all(order.filter((x) => x.name !== 'api').map(stopOne));
       if (onStopped) await onStopped();
       clearTimeout(timer);
       logger.info({ event: 'process:stopped' }, 'stopped');
@@ -86,4 +87,16 @@ export async function runRoles(roles: readonly Role[], config: Config, logger: L
     logger.info({ event: 'role:started', role: r.name }, 'role started');
   }
   return stop;
+}
+
+/** Opens the resources, builds and starts the roles; resolves to a function that stops them and closes the resources. */
+export async function startService(config: Config, logger: Logger, roleNames: readonly RoleName[], out: TextOut, parts: ServiceParts = defaultParts): Promise<() => Promise<void>> {
+  const resources = new Resources(config, logger);
+  const roles = buildRoles(resources, roleNames, out, parts);
+  try {
+    return await runRoles(roles, config, logger, () => resources.close());
+  } catch (err) {
+    await resources.close();
+    throw err;
+  }
 }

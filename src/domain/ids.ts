@@ -1,7 +1,42 @@
 /**
- * Record identifiers: UUID version 7 (RFC 9562), so ids sort by creation time and a list
- * ordered by id is ordered by creation. Pure: uses the global Web Crypto random source.
+ * Record identifiers.
+ *
+ * - `newId`: UUID version 7 (RFC 9562), so ids sort by creation time and a list ordered by id
+ *   is ordered by creation. Pure: uses the global Web Crypto random source.
+ * - `deterministicId` and its uses: ids of processing effects. A redelivered message must
+ *   rewrite the same rows and emit the same feed entry, so these ids derive from what the step
+ *   ran on, never from a clock or a random source. They are UUID-shaped (version 8, RFC 9562
+ *   "custom"): the first 122 bits of SHA-256(kind NUL part1 NUL part2 ...), so they pass the
+ *   same well-formedness check as random ids and never collide across kinds. They are stored:
+ *   test/unit/domain/deterministic-ids.test.ts pins golden values so a change of the derivation fails.
  */
+import { createHash } from 'node:crypto';
+
+export function deterministicId(kind: string, ...parts: ReadonlyArray<string | number>): string {
+  const h = createHash('sha256');
+  h.update(kind);
+  for (const p of parts) {
+    h.update('\u0000');
+    h.update(String(p));
+  }
+  const b = h.digest();
+  b[6] = (b[6]! & 0x0f) | 0x80;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const hex = b.toString('hex', 0, 16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** Id of the result a node step writes: (trace, node, transaction, attempt). */
+export function resultId(traceGuid: string, nodeId: string, transactionId: string | null, attempt: number): string {
+  return deterministicId('result', traceGuid, nodeId, transactionId ?? '', attempt);
+}
+
+/** Id of the feed entry reporting a result; a republished result collapses onto it. */
+export function feedEntryId(resultId: string): string {
+  return deterministicId('feed', resultId);
+}
+
+
 
 const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 

@@ -4,15 +4,14 @@
  */
 import type { Server } from 'node:http';
 import type Router from '@koa/router';
-import type { CliIo } from '../cli/tdx.ts';
-import type { Role } from '../main.ts';
+import type { Role, TextOut } from './role.ts';
 import { createApp } from '../http/app.ts';
 import type { Resources } from './resources.ts';
 
 /** Builds the /platform routers from the process's resources. */
 export type RouterFactory = (resources: Resources) => Promise<readonly Router[]> | readonly Router[];
 
-export function apiRole(resources: Resources, io: CliIo, routers: readonly RouterFactory[] = []): Role {
+export function apiRole(resources: Resources, out: TextOut, routers: readonly RouterFactory[] = []): Role {
   let server: Server | undefined;
   const { config } = resources;
   return {
@@ -29,7 +28,7 @@ export function apiRole(resources: Resources, io: CliIo, routers: readonly Route
       const addr = server.address();
       const port = typeof addr === 'object' && addr ? addr.port : config.api.port;
       resources.logger.info({ event: 'api:listening', port }, 'API listening');
-      io.stdout.write(`API listening on http://${config.api.host}:${port}\n`);
+      out.write(`API listening on http://${config.api.host}:${port}\n`);
     },
     stop: async () => {
       // Stop accepting, let in-flight requests finish (keep-alive sockets are closed when idle).

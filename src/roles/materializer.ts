@@ -1,39 +1,144 @@
 /**
- * The materializer role: consumes the feed, log, result and transaction event topics and
- * writes them into ClickHouse in batches (one insert per partition batch and table), then
- * commits. Inserts are idempotent (ReplacingMergeTree on deterministic keys), so a batch
- * re-delivered after a crash rewrites the same rows.
+ * The materializer role: two consumers.
+ *
+ * - The projector (group `materializer`) writes results and log entries into ClickHouse as they
+ *   arrive, and projects each changed transaction: it reads the row from Cassandra (the system
+ *   of record, written field by field by several steps) and inserts it, so the list always
+ *   converges on the stored row.
+ * - The feed sequencer (group `feed-sequencer`, the single consumer of the one-partition
+ *   `events.feed` topic) gives each new feed entry its createdAt (src/domain/feed-sequence.ts),
+ *   records it in Cassandra, sets the transaction's deliveredAt from its first success entry,
+ *   inserts the entries into ClickHouse, moves the feed watermark, and publishes the entries on
+ *   the public `feed` topic, in that order.
+ *
+ * Both are idempotent: a batch re-delivered after a crash rewrites the same rows.
  */
-import type { Role } from '../main.ts';
+import type { Role } from './role.ts';
 import { ConsumerRunner } from '../adapters/kafka/consumer-runner.ts';
-import { MATERIALIZED, insertBatch } from '../adapters/clickhouse/materialize.ts';
+import { feedRow, insertRows, logRow, resultRow, transactionRow } from '../adapters/clickhouse/materialize.ts';
+import { chTime, fromChTime, qualify, type ClickHouseHandle } from '../adapters/clickhouse/client.ts';
+import { MonotonicClock, sequence } from '../domain/feed-sequence.ts';
+import type { FeedEntryRecord, FeedRequest } from '../domain/records.ts';
+import { TOPICS } from '../wire/topics.ts';
+import type { FeedRequestMessage } from '../wire/feed-request.v1.ts';
+import type { FeedEntry } from '../wire/feed-entry.v1.ts';
+import type { LogEvent } from '../wire/log-event.v1.ts';
+import type { ResultEvent } from '../wire/result-event.v1.ts';
+import type { TransactionChange } from '../wire/transaction-change.v1.ts';
 import type { Resources } from './resources.ts';
 
+/** Name of the feed's row in feed_watermark. */
+export const FEED_WATERMARK = 'feed';
+
+/** The feed's readable position: every entry with a createdAt at or before it is in ClickHouse. */
+export async function readFeedWatermark(ch: ClickHouseHandle): Promise<number> {
+  const rs = await ch.client.query({
+    query: `SELECT max(position) AS p, count() AS n FROM ${qualify(ch.database, 'feed_watermark')} WHERE name = {name:String}`,
+    query_params: { name: FEED_WATERMARK },
+    format: 'JSONEachRow',
+  });
+  const [row] = await rs.json<{ p: string; n: number }>();
+  return row && Number(row.n) > 0 ? fromChTime(row.p) : 0;
+}
+
 export function materializerRole(resources: Resources): Role {
-  let runner: ConsumerRunner<unknown> | undefined;
+  const runners: ConsumerRunner<unknown>[] = [];
   return {
     name: 'materializer',
     start: async () => {
-      const [kafka, wire, producer, clickhouse] = await Promise.all([resources.kafka(), resources.wire(), resources.producer(), resources.clickhouse()]);
-      const maxRows = resources.config.materializer.maxBatchRows;
-      runner = new ConsumerRunner<unknown>(
-        { kafka, wire, producer, config: resources.config, logger: resources.logger },
-        {
-          name: 'materializer',
-          group: 'materializer',
-          topics: [...MATERIALIZED.keys()],
-          partitionsConcurrently: 8,
-          handleBatch: async (messages, { logger }) => {
-            const topic = messages[0]!.topic;
-            const rows = await insertBatch(clickhouse, topic, messages.map((m) => m.value), maxRows);
-            logger.debug({ event: 'materializer:inserted', topic, rows }, 'rows inserted');
-          },
+      const [kafka, wire, producer, clickhouse, stores] = await Promise.all([resources.kafka(), resources.wire(), resources.producer(), resources.clickhouse(), resources.stores()]);
+      const { config, logger } = resources;
+      const maxRows = config.materializer.maxBatchRows;
+      const deps = { kafka, wire, producer, config, logger };
+
+      const projector = new ConsumerRunner<unknown>(deps, {
+        name: 'materializer',
+        group: 'materializer',
+        topics: [TOPICS.results, TOPICS.logs, TOPICS.transactions],
+        partitionsConcurrently: 8,
+        handleBatch: async (messages, { logger: log }) => {
+          const topic = messages[0]!.topic;
+          if (topic === TOPICS.results) {
+            await insertRows(clickhouse, 'results', messages.map((m) => resultRow(m.value as ResultEvent)), maxRows);
+          } else if (topic === TOPICS.logs) {
+            await insertRows(clickhouse, 'logs', messages.map((m) => logRow(m.value as LogEvent)), maxRows);
+          } else {
+            const byOrg = new Map<string, Set<string>>();
+            for (const m of messages) {
+              const c = m.value as TransactionChange;
+              let ids = byOrg.get(c.organizationId);
+              if (!ids) byOrg.set(c.organizationId, (ids = new Set()));
+              ids.add(c.id);
+            }
+            const rows = [];
+            for (const [org, ids] of byOrg) for (const tx of await stores.transactions.getMany(org, [...ids])) rows.push(transactionRow(tx));
+            await insertRows(clickhouse, 'transactions', rows, maxRows);
+          }
+          log.debug({ event: 'materializer:inserted', topic, count: messages.length }, 'rows inserted');
         },
-      );
-      await runner.start();
+      });
+
+      const clock = new MonotonicClock(await readFeedWatermark(clickhouse));
+      const sequencer = new ConsumerRunner<unknown>(deps, {
+        name: 'feed-sequencer',
+        group: 'feed-sequencer',
+        topics: [TOPICS.feedRequests],
+        partitionsConcurrently: 1,
+        handleBatch: async (messages, { logger: log }) => {
+          const requests: FeedRequest[] = messages.map((m) => {
+            const v = m.value as FeedRequestMessage;
+            return { ...v };
+          });
+          const stored = new Map<string, FeedEntryRecord>();
+          const byOrg = new Map<string, string[]>();
+          for (const r of requests) {
+            let ids = byOrg.get(r.organizationId);
+            if (!ids) byOrg.set(r.organizationId, (ids = []));
+            ids.push(r.id);
+          }
+          for (const [org, ids] of byOrg) for (const [id, e] of await stores.feed.get(org, ids)) stored.set(`${org}|${id}`, e);
+          const s = sequence(requests, stored, clock, Date.now() * 1000);
+          if (s.fresh.length > 0) await stores.feed.put(s.fresh);
+          // deliveredAt: the first success entry of each transaction
+          const deliveredUpdates = [];
+          const byOrgTx = new Map<string, string[]>();
+          for (const [txId, d] of s.deliveries) {
+            let ids = byOrgTx.get(d.organizationId);
+            if (!ids) byOrgTx.set(d.organizationId, (ids = []));
+            ids.push(txId);
+          }
+          for (const [org, ids] of byOrgTx) {
+            for (const tx of await stores.transactions.getMany(org, ids)) {
+              const d = s.deliveries.get(tx.id)!;
+              if (tx.deliveredAt === null || tx.deliveredAt > d.createdAt) deliveredUpdates.push({ organizationId: org, id: tx.id, traceGuid: tx.traceGuid, deliveredAt: d.createdAt });
+            }
+          }
+          if (deliveredUpdates.length > 0) await stores.transactions.update(deliveredUpdates);
+          await insertRows(clickhouse, 'feed_entries', s.entries.map(feedRow), maxRows);
+          await clickhouse.client.insert({
+            table: qualify(clickhouse.database, 'feed_watermark'),
+            values: [{ name: FEED_WATERMARK, position: chTime(clock.current) }],
+            format: 'JSONEachRow',
+          });
+          const now = Date.now() * 1000;
+          await producer.send([
+            ...s.entries.map((e) => {
+              const value: FeedEntry = { id: e.id, organizationId: e.organizationId, direction: e.direction, status: e.status, partnerKey: e.partnerKey, traceGuid: e.traceGuid, resultId: e.resultId, detail: e.detail, createdAt: e.createdAt };
+              return { topic: wire.topic(TOPICS.feed), key: e.traceGuid, value: wire.encode(TOPICS.feed, value) };
+            }),
+            ...deliveredUpdates.map((u) => {
+              const value: TransactionChange = { id: u.id, organizationId: u.organizationId, traceGuid: u.traceGuid, changedAt: now };
+              return { topic: wire.topic(TOPICS.transactions), key: u.traceGuid, value: wire.encode(TOPICS.transactions, value) };
+            }),
+          ]);
+          log.debug({ event: 'feed-sequencer:sequenced', fresh: s.fresh.length, entries: s.entries.length }, 'feed entries sequenced');
+        },
+      });
+      runners.push(projector, sequencer);
+      await Promise.all([projector.start(), sequencer.start()]);
     },
     stop: async () => {
-      await runner?.stop();
+      await Promise.all(runners.splice(0).map((r) => r.stop()));
     },
   };
 }

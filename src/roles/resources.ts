@@ -10,6 +10,28 @@ import { BatchingProducer, createKafka, kafkaHealthCheck, type HealthCheck } fro
 import { WireRegistry, createSchemaRegistry, registryHealthCheck } from '../adapters/kafka/registry.ts';
 import { cassandraHealthCheck, createCassandraClient, type CassandraClient } from '../adapters/cassandra/client.ts';
 import { clickhouseHealthCheck, createClickHouse, type ClickHouseHandle } from '../adapters/clickhouse/client.ts';
+import {
+  CassandraArtifactStore,
+  CassandraControlNumbers,
+  CassandraFeedStore,
+  CassandraReplayLedger,
+  CassandraResultStore,
+  CassandraSecretReader,
+  CassandraStepLedger,
+  CassandraTransactionStore,
+} from '../adapters/cassandra/processing-store.ts';
+
+/** The Cassandra stores of processing, built once per process. */
+export interface CassandraStores {
+  readonly artifacts: CassandraArtifactStore;
+  readonly results: CassandraResultStore;
+  readonly transactions: CassandraTransactionStore;
+  readonly controlNumbers: CassandraControlNumbers;
+  readonly feed: CassandraFeedStore;
+  readonly ledger: CassandraStepLedger;
+  readonly replays: CassandraReplayLedger;
+  readonly secrets: CassandraSecretReader;
+}
 
 export class Resources {
   private readonly opened = new Map<string, Promise<unknown>>();
@@ -73,6 +95,23 @@ export class Resources {
       this.closers.push({ name: 'clickhouse', close: () => handle.close() });
       this.healthChecks.push(clickhouseHealthCheck(handle));
       return Promise.resolve(handle);
+    });
+  }
+
+  /** The processing stores over this process's Cassandra client. */
+  stores(): Promise<CassandraStores> {
+    return this.once('stores', async () => {
+      const c = await this.cassandra();
+      return {
+        artifacts: new CassandraArtifactStore(c),
+        results: new CassandraResultStore(c),
+        transactions: new CassandraTransactionStore(c),
+        controlNumbers: new CassandraControlNumbers(c),
+        feed: new CassandraFeedStore(c),
+        ledger: new CassandraStepLedger(c),
+        replays: new CassandraReplayLedger(c),
+        secrets: new CassandraSecretReader(c),
+      };
     });
   }
 

@@ -1,81 +1,84 @@
 /**
  * The scheduler role. It owns time so that no consumer ever sleeps:
  *
- * - Delay forwarder: consumes the `delay.<n>s` tiers and forwards each DelayedMessage to its
- *   target topic once due. When the head of a partition is not due yet, the partition is
- *   paused (with a seek back to that message) and resumed by a timer at its due time; other
- *   partitions and tiers keep flowing. Each tier is in due order up to its own width, so a
- *   paused head delays the messages behind it by at most n seconds.
- * - Timers on the single-partition `control.scheduler` topic (SFTP polls, retention sweeps)
- *   start with their jobs; none is registered in this build.
+ * - Delay forwarder: consumes the `delay.<n>s` tiers through the one consumer runner and
+ *   forwards each DelayedMessage to its target topic once due. When the head of a partition is
+ *   not due yet, the runner pauses the partition (the rest waits on the topic) and resumes it at
+ *   the due time; other partitions and tiers keep flowing. Each tier is in due order up to its
+ *   own width, so a paused head delays the messages behind it by at most n seconds. An
+ *   undecodable message is dead-lettered like anywhere else, never dropped.
+ * - Jobs (`SchedulerJob`): timers owned by the replica that holds the one partition of
+ *   `control.scheduler` (SFTP polls, retention sweeps), plugged in by src/service.ts.
  *
- * Safe with several replicas: the delay tiers are split by partition across the group, and the
- * control topic has one partition, so one replica owns it.
+ * Safe with several replicas: the delay tiers are split by partition across the group.
  */
-import type { Consumer } from 'kafkajs';
-import type { Role } from '../main.ts';
-import { isTdxError } from '../errors.ts';
+import type { Role } from './role.ts';
+import { ConsumerRunner } from '../adapters/kafka/consumer-runner.ts';
 import { DELAY_TIERS_SECONDS, type DelayedMessage } from '../wire/delayed.v1.ts';
 import type { Resources } from './resources.ts';
 
-export function schedulerRole(resources: Resources): Role {
-  let consumer: Consumer | undefined;
-  const timers = new Set<NodeJS.Timeout>();
+/** A scheduled duty of the scheduler role. */
+export interface SchedulerJob {
+  readonly name: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export type SchedulerJobFactory = (resources: Resources) => Promise<SchedulerJob> | SchedulerJob;
+
+export function schedulerRole(resources: Resources, jobFactories: readonly SchedulerJobFactory[] = []): Role {
+  let runner: ConsumerRunner<DelayedMessage> | undefined;
+  const jobs: SchedulerJob[] = [];
   const log = resources.logger.child({ role: 'scheduler' });
   return {
     name: 'scheduler',
     start: async () => {
       const [kafka, wire, producer] = await Promise.all([resources.kafka(), resources.wire(), resources.producer()]);
-      const { topicPrefix, groupPrefix, sessionTimeoutMs } = resources.config.kafka;
-      const c = kafka.consumer({ groupId: `${groupPrefix}scheduler.delay`, sessionTimeout: sessionTimeoutMs, allowAutoTopicCreation: false });
-      consumer = c;
-      await c.connect();
-      await c.subscribe({ topics: DELAY_TIERS_SECONDS.map((s) => `${topicPrefix}delay.${s}s`), fromBeginning: true });
-      await c.run({
-        autoCommit: true,
-        eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: DELAY_TIERS_SECONDS.length,
-        eachBatch: async (payload) => {
-          const { batch } = payload;
-          const tier = batch.topic.slice(topicPrefix.length);
-          for (const m of batch.messages) {
-            if (!payload.isRunning() || payload.isStale()) break;
-            let d: DelayedMessage;
-            try {
-              d = await wire.decode<DelayedMessage>(tier, m.value ?? Buffer.alloc(0));
-            } catch (err) {
-              if (!isTdxError(err) || err.code !== 'wire_decode_failed') throw err;
-              log.error({ event: 'scheduler:delay:undecodable', topic: batch.topic, partition: batch.partition, offset: m.offset, err }, 'skipping undecodable delayed message');
-              payload.resolveOffset(m.offset);
-              continue;
+      const prefix = resources.config.kafka.topicPrefix;
+      runner = new ConsumerRunner<DelayedMessage>(
+        { kafka, wire, producer, config: resources.config, logger: resources.logger },
+        {
+          name: 'scheduler:delay',
+          group: 'scheduler.delay',
+          topics: DELAY_TIERS_SECONDS.map((s) => `delay.${s}s`),
+          partitionsConcurrently: DELAY_TIERS_SECONDS.length,
+          handleBatch: async (messages) => {
+            const due: DelayedMessage[] = [];
+            let stopAt = messages.length;
+            let pauseUntil = 0;
+            for (const [i, m] of messages.entries()) {
+              const dueMs = Math.ceil(m.value.dueAt / 1000);
+              if (dueMs > Date.now()) {
+                stopAt = i;
+                pauseUntil = dueMs;
+                break;
+              }
+              due.push(m.value);
             }
-            const waitMs = Math.ceil(d.dueAt / 1000 - Date.now());
-            if (waitMs > 0) {
-              c.seek({ topic: batch.topic, partition: batch.partition, offset: m.offset });
-              const resume = payload.pause();
-              const t = setTimeout(() => {
-                timers.delete(t);
-                resume();
-              }, waitMs);
-              timers.add(t);
-              break;
-            }
-            await producer.send([{ topic: topicPrefix + d.targetTopic, key: d.key, value: d.value, headers: { ...d.headers, 'tdx-delay-id': d.id, 'tdx-attempt': String(d.attempt) } }]);
-            payload.resolveOffset(m.offset);
-            await payload.heartbeat();
-          }
-          await payload.commitOffsetsIfNecessary();
+            await producer.send(
+              due.map((d) => ({
+                topic: prefix + d.targetTopic,
+                key: d.key,
+                value: d.value,
+                headers: { ...d.headers, 'tdx-delay-id': d.id, 'tdx-attempt': String(d.attempt) },
+              })),
+            );
+            return stopAt < messages.length ? { processed: stopAt, pauseUntil } : undefined;
+          },
         },
-      });
+      );
+      await runner.start();
       log.info({ event: 'scheduler:delay:consuming' }, 'forwarding delayed messages');
+      for (const f of jobFactories) {
+        const job = await f(resources);
+        await job.start();
+        jobs.push(job);
+        log.info({ event: 'scheduler:job:started', job: job.name }, 'scheduler job started');
+      }
     },
     stop: async () => {
-      for (const t of timers) clearTimeout(t);
-      timers.clear();
-      if (consumer) {
-        await consumer.stop();
-        await consumer.disconnect();
-      }
+      for (const j of jobs.splice(0).reverse()) await j.stop();
+      await runner?.stop();
     },
   };
 }

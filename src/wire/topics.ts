@@ -8,7 +8,8 @@ import { NODE_SERVICES, type NodeService } from '../domain/node-services.ts';
 import type { Codec } from './codec.ts';
 import * as stage from './stage.v1.ts';
 import * as resultEvent from './result-event.v1.ts';
-import * as transactionEvent from './transaction-event.v1.ts';
+import * as transactionChange from './transaction-change.v1.ts';
+import * as feedRequest from './feed-request.v1.ts';
 import * as logEvent from './log-event.v1.ts';
 import * as feedEntry from './feed-entry.v1.ts';
 import * as replayCommand from './replay-command.v1.ts';
@@ -25,6 +26,7 @@ export const TOPICS = {
   transactions: 'events.transactions',
   logs: 'events.logs',
   feed: 'feed',
+  feedRequests: 'events.feed',
   replay: 'commands.replay',
   schedulerControl: 'control.scheduler',
   deadLetter: 'deadletter',
@@ -39,7 +41,8 @@ export function stageTopic(service: NodeService): StageTopic {
 export const ALL_CODECS: readonly Codec<unknown>[] = [
   stage.codec,
   resultEvent.codec,
-  transactionEvent.codec,
+  transactionChange.codec,
+  feedRequest.codec,
   logEvent.codec,
   feedEntry.codec,
   replayCommand.codec,
@@ -52,7 +55,8 @@ export const ALL_CODECS: readonly Codec<unknown>[] = [
 export const TOPIC_CODECS: ReadonlyMap<string, Codec<unknown>> = new Map<string, Codec<unknown>>([
   ...NODE_SERVICES.map((s) => [stageTopic(s), stage.codec as Codec<unknown>] as const),
   [TOPICS.results, resultEvent.codec],
-  [TOPICS.transactions, transactionEvent.codec],
+  [TOPICS.transactions, transactionChange.codec],
+  [TOPICS.feedRequests, feedRequest.codec],
   [TOPICS.logs, logEvent.codec],
   [TOPICS.feed, feedEntry.codec],
   [TOPICS.replay, replayCommand.codec],

@@ -7,7 +7,7 @@ import { createLogger } from '../../src/logger.ts';
 import { NODE_SERVICES } from '../../src/domain/node-services.ts';
 
 const config = loadConfig({ TDX_LOG_LEVEL: 'silent' });
-const io = { stdout: process.stdout, stderr: process.stderr };
+const io = process.stdout;
 
 describe('buildRoles', () => {
   it('builds one role per name for all, with the api last so /readyz turns green only once consumers run', () => {

@@ -1,22 +1,19 @@
 /**
- * Rows of the ClickHouse tables the materializer writes, mapped from the event topics, and
- * their batch insert. Mappers are pure; `insertBatch` groups rows by table and inserts each
- * group with one JSONEachRow insert (idempotent: tables are ReplacingMergeTree keyed so a
- * re-delivered event rewrites the same row).
+ * Rows of the ClickHouse tables the materializer and the feed sequencer write, and their batch
+ * inserts. Mappers are pure; inserts are idempotent (ReplacingMergeTree keyed so a repeated row
+ * collapses: the same id and created_at).
  */
-import type { FeedEntry } from '../../wire/feed-entry.v1.ts';
+import type { FeedEntryRecord, StoredTransaction } from '../../domain/records.ts';
+import { statusOf } from '../../domain/records.ts';
 import type { LogEvent } from '../../wire/log-event.v1.ts';
 import type { ResultEvent } from '../../wire/result-event.v1.ts';
-import type { TransactionEvent } from '../../wire/transaction-event.v1.ts';
-import { TOPICS } from '../../wire/topics.ts';
-import { TdxError } from '../../errors.ts';
 import { chTime, qualify, type ClickHouseHandle } from './client.ts';
 
 export type Row = Record<string, string | number | boolean | null>;
 
 const t = (us: number | null): string | null => (us === null ? null : chTime(us));
 
-export function feedRow(e: FeedEntry): Row {
+export function feedRow(e: FeedEntryRecord): Row {
   return {
     org_id: e.organizationId,
     id: e.id,
@@ -64,51 +61,41 @@ export function resultRow(e: ResultEvent): Row {
   };
 }
 
-export function transactionRow(e: TransactionEvent): Row {
+/** The list row of a transaction as stored in Cassandra; `version` orders projections of one row. */
+export function transactionRow(x: StoredTransaction): Row {
   return {
-    org_id: e.organizationId,
-    id: e.id,
-    created_at: chTime(e.createdAt),
-    updated_at: chTime(e.updatedAt),
-    trace_guid: e.traceGuid,
-    direction: e.direction,
-    usage_indicator: e.usageIndicator,
-    partner_key: e.partnerKey,
-    transaction_set_identifier: e.transactionSetIdentifier,
-    reference: e.reference,
-    sender_extid: e.senderExtid,
-    sender_qualifier: e.senderQualifier,
-    receiver_extid: e.receiverExtid,
-    receiver_qualifier: e.receiverQualifier,
-    interchange_control_number: e.interchangeControlNumber,
-    group_control_number: e.groupControlNumber,
-    transaction_set_control_number: e.transactionSetControlNumber,
-    status: e.status,
-    delivered_at: t(e.deliveredAt),
-    warning_count: e.warningCount,
-    acknowledgment_status: e.acknowledgmentStatus,
-    resend_count: e.resendCount,
-    last_resent_at: t(e.lastResentAt),
-    duplicate_of: e.duplicateOf,
-    version: e.version,
+    org_id: x.organizationId,
+    id: x.id,
+    created_at: chTime(x.createdAt),
+    updated_at: chTime(Math.max(x.updatedAt, x.createdAt)),
+    trace_guid: x.traceGuid,
+    direction: x.direction,
+    usage_indicator: x.usageIndicator,
+    partner_key: x.partnerKey,
+    transaction_set_identifier: x.transactionSetIdentifier,
+    reference: x.reference,
+    sender_extid: x.senderExtid,
+    sender_qualifier: x.senderQualifier,
+    receiver_extid: x.receiverExtid,
+    receiver_qualifier: x.receiverQualifier,
+    interchange_control_number: x.interchangeControlNumber,
+    group_control_number: x.groupControlNumber,
+    transaction_set_control_number: x.transactionSetControlNumber,
+    status: statusOf(x),
+    delivered_at: t(x.deliveredAt),
+    warning_count: x.warningCount,
+    acknowledgment_status: x.acknowledgmentStatus,
+    resend_count: x.resendCount,
+    last_resent_at: t(x.lastResentAt),
+    duplicate_of: x.duplicateOf,
+    version: Math.max(x.updatedAt, x.createdAt),
   };
 }
 
-/** Topic (without prefix) → table and row mapper. */
-export const MATERIALIZED: ReadonlyMap<string, { table: string; row: (value: never) => Row }> = new Map([
-  [TOPICS.feed, { table: 'feed_entries', row: feedRow }],
-  [TOPICS.logs, { table: 'logs', row: logRow }],
-  [TOPICS.results, { table: 'results', row: resultRow }],
-  [TOPICS.transactions, { table: 'transactions', row: transactionRow }],
-]);
-
-/** Inserts `values` of `topic`, at most `maxRows` per insert. Returns the rows written. */
-export async function insertBatch(handle: ClickHouseHandle, topic: string, values: readonly unknown[], maxRows: number): Promise<number> {
-  const target = MATERIALIZED.get(topic);
-  if (!target) throw new TdxError('topic_unknown', `Topic "${topic}" is not materialized.`, { details: { topic } });
-  const rows = values.map((v) => target.row(v as never));
+/** Inserts rows into `table`, at most `maxRows` per insert. */
+export async function insertRows(handle: ClickHouseHandle, table: string, rows: readonly Row[], maxRows: number): Promise<number> {
   for (let i = 0; i < rows.length; i += maxRows) {
-    await handle.client.insert({ table: qualify(handle.database, target.table), values: rows.slice(i, i + maxRows), format: 'JSONEachRow' });
+    await handle.client.insert({ table: qualify(handle.database, table), values: rows.slice(i, i + maxRows), format: 'JSONEachRow' });
   }
   return rows.length;
 }

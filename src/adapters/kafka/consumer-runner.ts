@@ -1,16 +1,22 @@
 /**
- * The one consumer loop of the service. A role hands it a handler (per message, or per batch
- * for the materializer); the runner alone owns offsets, heartbeats, bounded retries of
- * retriable failures (p-retry, exponential backoff) and the dead-letter topic.
+ * The one consumer loop of the service. A role hands it a handler (per message, or per batch of
+ * one partition); the runner alone owns offsets, heartbeats, retries and the dead-letter topic.
  *
- * Per partition, messages are handled in offset order (one trace is one key, so one
- * partition: an actor per trace). An offset is resolved only after its handler finished (or
- * its message went to the dead-letter topic), and committed after each batch and on stop, so
- * a crash re-delivers at most the uncommitted tail: at-least-once, with idempotent handlers.
- * Scheduled retries (a webhook's 1-2-4-8-16 s) never wait here: handlers re-publish through
- * the delay topics instead.
+ * - Offsets: an offset is resolved only after its handler finished (or its message went to the
+ *   dead-letter topic), and committed after each batch and on stop, so a crash re-delivers at
+ *   most the uncommitted tail: at-least-once, with idempotent handlers.
+ * - Passing outages (a store or the broker unavailable: `isRetriable`) are retried with capped
+ *   exponential backoff for as long as they last: a message is never dead-lettered because
+ *   Cassandra restarted. Heartbeats go on meanwhile.
+ * - Any other failure is tried `consumerAttempts` times; then `onGiveUp` runs (node roles write
+ *   an error result on the trace there) and the message goes to the dead-letter topic, and the
+ *   partition moves on.
+ * - A batch handler may stop early (`{ pauseUntil }`): the rest of the batch is left for later,
+ *   the partition is paused and resumed at that time (the delay tiers use it, so no consumer
+ *   ever sleeps).
+ * - Scheduled retries (a webhook's 1-2-4-8-16 s) never wait here: handlers re-publish through
+ *   the delay topics instead.
  */
-import pRetry, { AbortError } from 'p-retry';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../logger.ts';
@@ -38,10 +44,18 @@ export interface HandlerContext {
   readonly logger: Logger;
   /** 1 on the first try. */
   readonly attempt: number;
+  /** Keeps the consumer's group membership alive during long work. */
+  readonly heartbeat: () => Promise<void>;
+}
+
+/** What a batch handler may ask for: stop after `processed` messages and resume the partition at `pauseUntil` (ms). */
+export interface BatchOutcome {
+  readonly processed: number;
+  readonly pauseUntil: number;
 }
 
 export type MessageHandler<T> = (message: Consumed<T>, ctx: HandlerContext) => Promise<void>;
-export type BatchHandler<T> = (messages: readonly Consumed<T>[], ctx: HandlerContext) => Promise<void>;
+export type BatchHandler<T> = (messages: readonly Consumed<T>[], ctx: HandlerContext) => Promise<void | BatchOutcome>;
 
 export interface ConsumerRunnerOptions<T> {
   /** Name in logs (`node:x12_split`, `materializer`). */
@@ -53,10 +67,19 @@ export interface ConsumerRunnerOptions<T> {
   /** Per message, or per batch of one partition. Exactly one. */
   readonly handle?: MessageHandler<T>;
   readonly handleBatch?: BatchHandler<T>;
+  /**
+   * Runs once a message failed for good, before it goes to the dead-letter topic (node roles
+   * record the failure on the trace). A failure here is treated like the handler's.
+   */
+  readonly onGiveUp?: (messages: readonly Consumed<T>[], err: unknown, attempts: number) => Promise<void>;
   /** Partitions processed at once. @default 4 */
   readonly partitionsConcurrently?: number;
   /** Start at the earliest offset when the group has none. @default true */
   readonly fromBeginning?: boolean;
+  /** Longest time one batch may take before the group rebalances it away. @default 300000 */
+  readonly rebalanceTimeoutMs?: number;
+  /** Largest fetch per partition. @default 1048576 */
+  readonly maxBytesPerPartition?: number;
 }
 
 export interface RunnerDeps {
@@ -76,11 +99,19 @@ function headersOf(m: KafkaMessage): Record<string, string> {
   return out;
 }
 
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+  });
+
 export class ConsumerRunner<T> {
   private consumer: Consumer | undefined;
   private readonly log: Logger;
   private readonly abort = new AbortController();
   private readonly prefix: string;
+  private readonly resumeTimers = new Set<NodeJS.Timeout>();
   readonly groupId: string;
 
   constructor(
@@ -98,7 +129,9 @@ export class ConsumerRunner<T> {
     const consumer = this.deps.kafka.consumer({
       groupId: this.groupId,
       sessionTimeout: config.kafka.sessionTimeoutMs,
+      rebalanceTimeout: this.opts.rebalanceTimeoutMs ?? 300_000,
       heartbeatInterval: Math.max(1000, Math.floor(config.kafka.sessionTimeoutMs / 10)),
+      maxBytesPerPartition: this.opts.maxBytesPerPartition ?? 1_048_576,
       allowAutoTopicCreation: false,
     });
     this.consumer = consumer;
@@ -117,6 +150,8 @@ export class ConsumerRunner<T> {
   /** Stops fetching, lets the batch in hand finish, commits resolved offsets, disconnects. */
   async stop(): Promise<void> {
     this.abort.abort();
+    for (const t of this.resumeTimers) clearTimeout(t);
+    this.resumeTimers.clear();
     if (!this.consumer) return;
     await this.consumer.stop();
     await this.consumer.disconnect();
@@ -127,43 +162,83 @@ export class ConsumerRunner<T> {
     return topic.startsWith(this.prefix) ? topic.slice(this.prefix.length) : topic;
   }
 
+  /** Runs `work` with a heartbeat every few seconds while it lasts. */
+  private async withHeartbeats<R>(payload: EachBatchPayload, work: (heartbeat: () => Promise<void>) => Promise<R>): Promise<R> {
+    const heartbeat = (): Promise<void> => payload.heartbeat().catch((err: unknown) => this.log.warn({ event: `${this.opts.name}:heartbeat-failed`, err }, 'heartbeat failed'));
+    const every = Math.max(1000, Math.floor(this.deps.config.kafka.sessionTimeoutMs / 5));
+    const timer = setInterval(() => void heartbeat(), every);
+    try {
+      return await work(heartbeat);
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
   private async eachBatch(payload: EachBatchPayload): Promise<void> {
     const { batch } = payload;
-    const heartbeat = (): Promise<void> => payload.heartbeat();
     const topic = this.unprefixed(batch.topic);
     if (this.opts.handleBatch) {
       const decoded: Consumed<T>[] = [];
+      const raw = new Map<string, KafkaMessage>();
       for (const m of batch.messages) {
         const c = await this.decodeOrDeadLetter(topic, batch.partition, m);
-        if (c) decoded.push(c);
+        if (c) {
+          decoded.push(c);
+          raw.set(c.offset, m);
+        }
       }
+      let outcome: void | BatchOutcome = undefined;
       if (decoded.length > 0) {
         const last = batch.messages[batch.messages.length - 1]!;
         const log = this.log.child({ topic, partition: batch.partition, offset: last.offset, count: decoded.length });
-        await this.withRetries(log, heartbeat, (attempt) => this.opts.handleBatch!(decoded, { logger: log, attempt }), async (err, attempts) => {
-          for (const c of decoded) {
-            const m = batch.messages.find((x) => x.offset === c.offset)!;
-            await this.deadLetter(topic, batch.partition, m, err, attempts);
-          }
-        });
+        outcome = await this.withHeartbeats(payload, (heartbeat) =>
+          this.withRetries(
+            log,
+            (attempt) => this.opts.handleBatch!(decoded, { logger: log, attempt, heartbeat }),
+            async (err, attempts) => {
+              if (this.opts.onGiveUp) await this.opts.onGiveUp(decoded, err, attempts);
+              for (const c of decoded) await this.deadLetter(topic, batch.partition, raw.get(c.offset)!, err, attempts);
+            },
+          ),
+        );
+      }
+      if (outcome && outcome.processed < decoded.length) {
+        // Resolve what was handled; leave the rest for when the partition resumes.
+        if (outcome.processed > 0) payload.resolveOffset(decoded[outcome.processed - 1]!.offset);
+        const nextOffset = decoded[outcome.processed]!.offset;
+        this.consumer!.seek({ topic: batch.topic, partition: batch.partition, offset: nextOffset });
+        const resume = payload.pause();
+        const t = setTimeout(() => {
+          this.resumeTimers.delete(t);
+          resume();
+        }, Math.max(0, outcome.pauseUntil - Date.now()));
+        this.resumeTimers.add(t);
+        await payload.commitOffsetsIfNecessary();
+        return;
       }
       const last = batch.messages[batch.messages.length - 1];
       if (last) payload.resolveOffset(last.offset);
       await payload.commitOffsetsIfNecessary();
       return;
     }
-    for (const m of batch.messages) {
-      if (!payload.isRunning() || payload.isStale()) break;
-      const c = await this.decodeOrDeadLetter(topic, batch.partition, m);
-      if (c) {
-        const log = this.log.child({ topic, partition: batch.partition, offset: m.offset, key: c.key });
-        await this.withRetries(log, heartbeat, (attempt) => this.opts.handle!(c, { logger: log, attempt }), (err, attempts) =>
-          this.deadLetter(topic, batch.partition, m, err, attempts),
-        );
+    await this.withHeartbeats(payload, async (heartbeat) => {
+      for (const m of batch.messages) {
+        if (!payload.isRunning() || payload.isStale()) break;
+        const c = await this.decodeOrDeadLetter(topic, batch.partition, m);
+        if (c) {
+          const log = this.log.child({ topic, partition: batch.partition, offset: m.offset, key: c.key });
+          await this.withRetries(
+            log,
+            (attempt) => this.opts.handle!(c, { logger: log, attempt, heartbeat }),
+            async (err, attempts) => {
+              if (this.opts.onGiveUp) await this.opts.onGiveUp([c], err, attempts);
+              await this.deadLetter(topic, batch.partition, m, err, attempts);
+            },
+          );
+        }
+        payload.resolveOffset(m.offset);
       }
-      payload.resolveOffset(m.offset);
-      await heartbeat();
-    }
+    });
     await payload.commitOffsetsIfNecessary();
   }
 
@@ -184,44 +259,34 @@ export class ConsumerRunner<T> {
     }
   }
 
-  /** Runs `fn` with bounded retries of retriable failures; after the last, hands the error to `giveUp`. */
-  private async withRetries(
-    log: Logger,
-    heartbeat: () => Promise<void>,
-    fn: (attempt: number) => Promise<void>,
-    giveUp: (err: unknown, attempts: number) => Promise<void>,
-  ): Promise<void> {
+  /**
+   * Runs `fn` until it succeeds: passing outages are retried for as long as they last, other
+   * failures `consumerAttempts` times in all; then `giveUp` gets the error. Returns what `fn`
+   * returned, or undefined after giving up.
+   */
+  private async withRetries<R>(log: Logger, fn: (attempt: number) => Promise<R>, giveUp: (err: unknown, attempts: number) => Promise<void>): Promise<R | undefined> {
     const { consumerAttempts, consumerRetryMinMs, consumerRetryMaxMs } = this.deps.config.kafka;
-    let attempt = 0;
-    try {
-      await pRetry(
-        async () => {
-          attempt += 1;
-          try {
-            await fn(attempt);
-          } catch (err) {
-            if (!isRetriable(err)) throw new AbortError(err instanceof Error ? err : new Error(String(err)));
-            throw err;
-          }
-        },
-        {
-          retries: consumerAttempts - 1,
-          minTimeout: consumerRetryMinMs,
-          maxTimeout: consumerRetryMaxMs,
-          factor: 2,
-          randomize: true,
-          signal: this.abort.signal,
-          onFailedAttempt: async (err) => {
-            log.warn({ event: `${this.opts.name}:retry`, attempt: err.attemptNumber, retriesLeft: err.retriesLeft, err }, 'retriable failure');
-            await heartbeat();
-          },
-        },
-      );
-    } catch (err) {
-      if (this.abort.signal.aborted) throw err; // stopping: leave the offset unresolved, it is re-delivered
-      const cause = err instanceof Error && 'originalError' in err ? (err as { originalError: unknown }).originalError : err;
-      log.error({ event: `${this.opts.name}:dead-lettered`, attempts: attempt, err: cause }, 'giving up on message');
-      await giveUp(cause, attempt);
+    let failures = 0;
+    let outages = 0;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn(attempt);
+      } catch (err) {
+        if (this.abort.signal.aborted) throw err; // stopping: leave the offset unresolved, it is re-delivered
+        const passing = isRetriable(err);
+        if (passing) outages++;
+        else failures++;
+        if (!passing && failures >= consumerAttempts) {
+          log.error({ event: `${this.opts.name}:giving-up`, attempts: attempt, err }, 'giving up on message');
+          await giveUp(err, attempt);
+          return undefined;
+        }
+        const n = passing ? outages : failures;
+        const delay = Math.min(consumerRetryMaxMs, consumerRetryMinMs * 2 ** (n - 1)) * (0.5 + Math.random() / 2);
+        log.warn({ event: `${this.opts.name}:retry`, attempt, passing, delayMs: Math.round(delay), err }, passing ? 'store or broker unavailable; retrying' : 'failed; retrying');
+        await sleep(delay, this.abort.signal);
+        if (this.abort.signal.aborted) throw err;
+      }
     }
   }
 

@@ -2,8 +2,7 @@ import { parseArgs } from 'node:util';
 import type { CliCommand } from '../tdx.ts';
 import { loadConfig } from '../../config.ts';
 import { createLogger } from '../../logger.ts';
-import { parseRoles } from '../../main.ts';
-import { startService } from '../../service.ts';
+import { parseRoles, startService } from '../../main.ts';
 
 /** `tdx start [--role ROLES]`: runs the given roles (comma-separated, default `all`) until SIGTERM. */
 export const startCommand: CliCommand = async (args, io) => {
@@ -11,6 +10,6 @@ export const startCommand: CliCommand = async (args, io) => {
   const config = loadConfig();
   const logger = createLogger(config);
   const roles = parseRoles(values.role);
-  await startService(config, logger, roles, io);
+  await startService(config, logger, roles, io.stdout);
   return new Promise<number>(() => undefined); // runs until a signal stops the process
 };

@@ -9,9 +9,9 @@ import { CassandraConfigReadStore } from '../../adapters/cassandra/config-store.
 import { CassandraOrganizationStore } from '../../adapters/cassandra/organization-store.ts';
 import { CassandraRateLimitStore } from '../../adapters/cassandra/rate-limit-store.ts';
 import { x12ImplementationEngine as implementationEngine } from '../../domain/x12-implementation-engine.ts';
-import { createPlatformRouter, type PlatformRouter } from './router.ts';
+import { createPlatformRouter, type PlatformDeps, type PlatformRouter } from './router.ts';
 
-export function platformRouterOverCassandra(config: Config, logger: Logger, client: Client): PlatformRouter {
+export function platformRouterOverCassandra(config: Config, logger: Logger, client: Client, more: Pick<PlatformDeps, 'submissions'> = {}): PlatformRouter {
   return createPlatformRouter({
     api: config.api,
     keys: new CassandraOrganizationStore(client),
@@ -19,6 +19,7 @@ export function platformRouterOverCassandra(config: Config, logger: Logger, clie
     configStore: new CassandraConfigReadStore(client),
     engine: implementationEngine,
     logger: logger.child({ component: 'platform' }),
+    ...more,
   });
 }
 

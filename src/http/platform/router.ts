@@ -13,6 +13,7 @@ import { authenticate, requireAccess } from '../middleware/auth.ts';
 import { CursorCodec } from '../middleware/cursor.ts';
 import { rateLimit } from '../middleware/rate-limit.ts';
 import { registerConfigRoutes } from './config-routes.ts';
+import { registerSubmissionRoutes, type SubmissionDeps } from './submission-routes.ts';
 import { openApiDocument } from './openapi.ts';
 
 export interface PlatformDeps {
@@ -22,6 +23,8 @@ export interface PlatformDeps {
   readonly configStore: ConfigReadStore;
   readonly engine: ImplementationEngine;
   readonly logger: Logger;
+  /** Document submission (partner endpoints); absent in processes that only read configuration. */
+  readonly submissions?: Omit<SubmissionDeps, 'store'>;
 }
 
 export interface PlatformRouter {
@@ -38,6 +41,7 @@ export function createPlatformRouter(deps: PlatformDeps): PlatformRouter {
   router.get('/platform/openapi.json', requireAccess('documentation'), (ctx) => {
     ctx.body = openApiDocument(deps.api.publicUrl);
   });
+  if (deps.submissions) registerSubmissionRoutes(router, { ...deps.submissions, store: deps.configStore });
   registerConfigRoutes(router, { store: deps.configStore, engine: deps.engine, cursors });
   return {
     router,

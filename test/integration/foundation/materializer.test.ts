@@ -3,9 +3,9 @@ import { runMigrate } from '../../../src/cli/commands/migrate.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { Resources } from '../../../src/roles/resources.ts';
 import { materializerRole } from '../../../src/roles/materializer.ts';
-import type { Role } from '../../../src/main.ts';
+import type { Role } from '../../../src/roles/role.ts';
 import type { FeedEntry } from '../../../src/wire/feed-entry.v1.ts';
-import { feedEntryId } from '../../../src/wire/ids.ts';
+import { feedEntryId } from '../../../src/domain/ids.ts';
 import { fromChTime } from '../../../src/adapters/clickhouse/client.ts';
 import { captureIo, eventually, isolatedConfig } from '../helpers/isolated-config.ts';
 

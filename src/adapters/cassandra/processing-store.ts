@@ -1,0 +1,694 @@
+/**
+ * Cassandra implementations of the processing ports (src/domain/processing-ports.ts and
+ * src/nodes/ports.ts StepLedger), over the tables of migrations/0008_processing.cql. Statements
+ * are prepared; many rows are written concurrently with a bound (`executeConcurrent`).
+ */
+import { createHash } from 'node:crypto';
+import cassandra, { type Client } from 'cassandra-driver';
+import { TdxError } from '../../errors.ts';
+import type {
+  ArtifactStore,
+  ControlNumberStore,
+  FeedStore,
+  InterchangeKey,
+  InterchangeSighting,
+  OutboundSetKey,
+  ReplayLedger,
+  ResultStore,
+  SecretReader,
+  TraceError,
+  TransactionStore,
+} from '../../domain/processing-ports.ts';
+import type {
+  AcknowledgmentStatus,
+  ArtifactRecord,
+  ArtifactRole,
+  ArtifactRoleRecord,
+  FeedEntryRecord,
+  Micros,
+  ResultRecord,
+  StoredTransaction,
+  TransactionUpdate,
+} from '../../domain/records.ts';
+import type { SecretOwner } from '../../domain/configuration.ts';
+import type { StepLedger } from '../../nodes/ports.ts';
+import { guardStore } from './guard.ts';
+
+/** Largest chunk of document bytes in one row. */
+export const CHUNK_BYTES = 512 * 1024;
+const CONCURRENCY = 64;
+
+type Row = cassandra.types.Row;
+type Params = unknown[];
+
+const num = (v: unknown): number => (v === null || v === undefined ? 0 : typeof v === 'number' ? v : Number((v as { toString(): string }).toString()));
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : num(v));
+const str = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'string' ? v : (v as { toString(): string }).toString());
+const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : str(v));
+const long = (v: number): cassandra.types.Long => cassandra.types.Long.fromNumber(v);
+const longOrNull = (v: number | null): cassandra.types.Long | null => (v === null ? null : long(v));
+
+async function runConcurrent(client: Client, query: string, params: Params[]): Promise<void> {
+  if (params.length === 0) return;
+  if (params.length === 1) {
+    await client.execute(query, params[0], { prepare: true });
+    return;
+  }
+  await cassandra.concurrent.executeConcurrent(client, query, params, { concurrencyLevel: CONCURRENCY, raiseOnFirstError: true });
+}
+
+// --- artifacts ---------------------------------------------------------------------------------
+
+const ARTIFACT_COLUMNS = 'org_id, artifact_id, trace_guid, result_id, node_name, usage, content_type, filename, size, sha256, blob_id, chunk_count, created_at';
+
+function artifactOf(r: Row): ArtifactRecord {
+  return {
+    organizationId: str(r.get('org_id')),
+    id: str(r.get('artifact_id')),
+    traceGuid: str(r.get('trace_guid')),
+    resultId: str(r.get('result_id')),
+    nodeName: str(r.get('node_name')),
+    usage: str(r.get('usage')),
+    contentType: strOrNull(r.get('content_type')),
+    filename: strOrNull(r.get('filename')),
+    size: num(r.get('size')),
+    sha256: str(r.get('sha256')),
+    blobId: str(r.get('blob_id')),
+    createdAt: num(r.get('created_at')),
+  };
+}
+
+export class CassandraArtifactStore implements ArtifactStore {
+  constructor(private readonly client: Client) {}
+
+  private async writeRow(record: ArtifactRecord, size: number, sha256: string, chunkCount: number): Promise<void> {
+    await this.client.execute(
+      `INSERT INTO proc_artifacts (${ARTIFACT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [record.organizationId, record.id, record.traceGuid, record.resultId, record.nodeName, record.usage, record.contentType, record.filename, long(size), sha256, record.blobId, chunkCount, long(record.createdAt)],
+      { prepare: true },
+    );
+  }
+
+  put(record: ArtifactRecord, bytes: Uint8Array): Promise<void> {
+    return guardStore('artifact write', async () => {
+      const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const params: Params[] = [];
+      for (let i = 0, n = 0; i < buf.length || n === 0; i += CHUNK_BYTES, n++) {
+        params.push([record.blobId, n, buf.subarray(i, Math.min(buf.length, i + CHUNK_BYTES))]);
+        if (buf.length === 0) break;
+      }
+      await runConcurrent(this.client, 'INSERT INTO proc_artifact_chunks (blob_id, chunk_index, data) VALUES (?, ?, ?)', params);
+      const sha = record.sha256 !== '' ? record.sha256 : createHash('sha256').update(buf).digest('hex');
+      await this.writeRow(record, buf.length, sha, params.length);
+    });
+  }
+
+  putStream(record: ArtifactRecord, chunks: AsyncIterable<Uint8Array>): Promise<{ size: number; sha256: string }> {
+    return guardStore('artifact stream write', async () => {
+      const hash = createHash('sha256');
+      let size = 0;
+      let index = 0;
+      let pending: Buffer[] = [];
+      let pendingBytes = 0;
+      const inFlight = new Set<Promise<unknown>>();
+      const write = async (data: Buffer): Promise<void> => {
+        const p = this.client.execute('INSERT INTO proc_artifact_chunks (blob_id, chunk_index, data) VALUES (?, ?, ?)', [record.blobId, index++, data], { prepare: true });
+        inFlight.add(p);
+        void p.finally(() => inFlight.delete(p)).catch(() => undefined);
+        if (inFlight.size >= 4) await Promise.race(inFlight);
+      };
+      for await (const c of chunks) {
+        const b = Buffer.from(c.buffer, c.byteOffset, c.byteLength);
+        hash.update(b);
+        size += b.length;
+        pending.push(b);
+        pendingBytes += b.length;
+        while (pendingBytes >= CHUNK_BYTES) {
+          const all = Buffer.concat(pending, pendingBytes);
+          await write(Buffer.from(all.subarray(0, CHUNK_BYTES)));
+          pending = [all.subarray(CHUNK_BYTES)];
+          pendingBytes = all.length - CHUNK_BYTES;
+        }
+      }
+      if (pendingBytes > 0 || index === 0) await write(Buffer.concat(pending, pendingBytes));
+      await Promise.all(inFlight);
+      const sha256 = hash.digest('hex');
+      await this.writeRow(record, size, sha256, index);
+      return { size, sha256 };
+    });
+  }
+
+  alias(record: ArtifactRecord): Promise<void> {
+    return guardStore('artifact alias', async () => {
+      const rs = await this.client.execute('SELECT size, sha256, chunk_count, blob_id FROM proc_artifacts WHERE org_id = ? AND artifact_id = ?', [record.organizationId, record.blobId], { prepare: true });
+      const src = rs.first();
+      if (!src) throw new TdxError('not_found', `Artifact ${record.blobId} to share bytes with is not stored.`, { reason: 'artifact' });
+      await this.writeRow({ ...record, blobId: str(src.get('blob_id')) || record.blobId }, num(src.get('size')), str(src.get('sha256')), num(src.get('chunk_count')));
+    });
+  }
+
+  get(organizationId: string, id: string): Promise<ArtifactRecord | null> {
+    return guardStore('artifact read', async () => {
+      const rs = await this.client.execute(`SELECT ${ARTIFACT_COLUMNS} FROM proc_artifacts WHERE org_id = ? AND artifact_id = ?`, [organizationId, id], { prepare: true });
+      const row = rs.first();
+      return row ? artifactOf(row) : null;
+    });
+  }
+
+  async *chunks(record: ArtifactRecord): AsyncIterable<Buffer> {
+    const rs = await guardStore('artifact chunk count', () =>
+      this.client.execute('SELECT chunk_count FROM proc_artifacts WHERE org_id = ? AND artifact_id = ?', [record.organizationId, record.id], { prepare: true }),
+    );
+    const count = num(rs.first()?.get('chunk_count'));
+    let seen = 0;
+    // Pages of a few chunks, so a large document never sits whole in memory.
+    let pageState: string | undefined;
+    do {
+      const page = await guardStore('artifact chunks read', () =>
+        this.client.execute('SELECT chunk_index, data FROM proc_artifact_chunks WHERE blob_id = ?', [record.blobId], { prepare: true, fetchSize: 4, ...(pageState ? { pageState } : {}) }),
+      );
+      for (const row of page.rows) {
+        if (num(row.get('chunk_index')) !== seen) break;
+        seen++;
+        yield row.get('data') as Buffer;
+      }
+      pageState = page.pageState ?? undefined;
+    } while (pageState);
+    if (seen < count || (count === 0 && seen === 0)) {
+      if (count === 0 && seen === 0) return;
+      throw new TdxError('not_found', `The bytes of artifact ${record.id} are no longer available.`, { reason: 'artifact' });
+    }
+  }
+
+  async read(record: ArtifactRecord): Promise<Buffer> {
+    const parts: Buffer[] = [];
+    for await (const c of this.chunks(record)) parts.push(c);
+    return Buffer.concat(parts);
+  }
+}
+
+// --- results -----------------------------------------------------------------------------------
+
+const RESULT_FIELDS = 'trace_guid, transaction_id, flow_id, node_id, node_name, service, status, direction, partner_key, resend, detail, payload_artifact_id, payload_format, created_at, updated_at';
+
+function resultParams(r: ResultRecord): Params {
+  return [
+    r.traceGuid,
+    r.transactionId ?? '',
+    r.flowId,
+    r.nodeId,
+    r.nodeName,
+    r.service,
+    r.status,
+    r.direction,
+    r.partnerKey,
+    r.resend,
+    JSON.stringify(r.detail),
+    r.payload?.artifactId ?? null,
+    r.payload?.format ?? null,
+    long(r.createdAt),
+    long(r.updatedAt),
+  ];
+}
+
+function resultOf(organizationId: string, id: string, r: Row): ResultRecord {
+  const payloadId = strOrNull(r.get('payload_artifact_id'));
+  const tx = str(r.get('transaction_id'));
+  return {
+    id,
+    organizationId,
+    traceGuid: str(r.get('trace_guid')),
+    transactionId: tx === '' ? null : tx,
+    flowId: strOrNull(r.get('flow_id')),
+    nodeId: str(r.get('node_id')),
+    nodeName: str(r.get('node_name')),
+    service: str(r.get('service')),
+    status: str(r.get('status')) as ResultRecord['status'],
+    direction: strOrNull(r.get('direction')) as ResultRecord['direction'],
+    partnerKey: strOrNull(r.get('partner_key')),
+    resend: r.get('resend') === true,
+    detail: JSON.parse(str(r.get('detail')) || '{}') as ResultRecord['detail'],
+    payload: payloadId ? { artifactId: payloadId, format: str(r.get('payload_format')) === 'edi' ? 'edi' : 'json' } : null,
+    createdAt: num(r.get('created_at')),
+    updatedAt: num(r.get('updated_at')),
+  };
+}
+
+const byCreated = (a: ResultRecord, b: ResultRecord): number => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+export class CassandraResultStore implements ResultStore {
+  constructor(private readonly client: Client) {}
+
+  put(results: readonly ResultRecord[]): Promise<void> {
+    return guardStore('result write', async () => {
+      const main: Params[] = [];
+      const byTrace: Params[] = [];
+      for (const r of results) {
+        const p = resultParams(r);
+        main.push([r.organizationId, r.id, ...p]);
+        byTrace.push([r.organizationId, r.traceGuid, r.transactionId ?? '', r.id, ...p.slice(2)]);
+      }
+      await Promise.all([
+        runConcurrent(this.client, `INSERT INTO proc_results (org_id, id, ${RESULT_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, main),
+        runConcurrent(
+          this.client,
+          'INSERT INTO proc_trace_results (org_id, trace_guid, transaction_id, result_id, flow_id, node_id, node_name, service, status, direction, partner_key, resend, detail, payload_artifact_id, payload_format, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          byTrace,
+        ),
+      ]);
+    });
+  }
+
+  get(organizationId: string, id: string): Promise<ResultRecord | null> {
+    return guardStore('result read', async () => {
+      const rs = await this.client.execute(`SELECT ${RESULT_FIELDS} FROM proc_results WHERE org_id = ? AND id = ?`, [organizationId, id], { prepare: true });
+      const row = rs.first();
+      return row ? resultOf(organizationId, id, row) : null;
+    });
+  }
+
+  private async traceRows(organizationId: string, traceGuid: string, transactionId?: string): Promise<ResultRecord[]> {
+    const q = `SELECT result_id, ${RESULT_FIELDS.replace('trace_guid, ', '')} FROM proc_trace_results WHERE org_id = ? AND trace_guid = ?${transactionId === undefined ? '' : ' AND transaction_id = ?'}`;
+    const out: ResultRecord[] = [];
+    const params = transactionId === undefined ? [organizationId, traceGuid] : [organizationId, traceGuid, transactionId];
+    let pageState: string | undefined;
+    do {
+      const rs = await this.client.execute(q, params, { prepare: true, fetchSize: 1000, ...(pageState ? { pageState } : {}) });
+      for (const row of rs.rows) {
+        const r = resultOf(organizationId, str(row.get('result_id')), { get: (n: string): unknown => (n === 'trace_guid' ? traceGuid : row.get(n)) } as Row);
+        out.push(r);
+      }
+      pageState = rs.pageState ?? undefined;
+    } while (pageState);
+    return out.sort(byCreated);
+  }
+
+  byTrace(organizationId: string, traceGuid: string): Promise<ResultRecord[]> {
+    return guardStore('trace results read', () => this.traceRows(organizationId, traceGuid));
+  }
+
+  byTransaction(organizationId: string, traceGuid: string, transactionId: string): Promise<ResultRecord[]> {
+    return guardStore('transaction results read', () => this.traceRows(organizationId, traceGuid, transactionId));
+  }
+}
+
+// --- transactions ------------------------------------------------------------------------------
+
+const TX_COLUMNS =
+  'org_id, id, trace_guid, direction, usage_indicator, partner_key, transaction_set_identifier, release, reference, sender_qualifier, sender_extid, receiver_qualifier, receiver_extid, interchange_control_number, group_control_number, transaction_set_control_number, duplicate_of, flow_id, flow_version, flow_name, created_at, failed, failed_node_name, completed, delivered_at, warning_count, acknowledgment_status, acknowledged_by, acknowledges, resends, last_resent_at, roles, delivery_node_id, delivery_result_id, delivery_input_result_id, updated_at';
+
+function rolesToMap(roles: Readonly<Partial<Record<ArtifactRole, ArtifactRoleRecord>>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(roles)) if (v) out[k] = JSON.stringify(v);
+  return out;
+}
+
+export function transactionOf(r: Row): StoredTransaction {
+  const roles: Partial<Record<ArtifactRole, ArtifactRoleRecord>> = {};
+  const m = (r.get('roles') ?? {}) as Record<string, string>;
+  for (const [k, v] of Object.entries(m)) roles[k as ArtifactRole] = JSON.parse(v) as ArtifactRoleRecord;
+  const resends = (r.get('resends') ?? []) as string[];
+  return {
+    organizationId: str(r.get('org_id')),
+    id: str(r.get('id')),
+    traceGuid: str(r.get('trace_guid')),
+    direction: str(r.get('direction')) === 'outbound' ? 'outbound' : 'inbound',
+    usageIndicator: str(r.get('usage_indicator')) || 'P',
+    partnerKey: strOrNull(r.get('partner_key')),
+    transactionSetIdentifier: str(r.get('transaction_set_identifier')),
+    release: str(r.get('release')),
+    reference: strOrNull(r.get('reference')),
+    senderQualifier: str(r.get('sender_qualifier')),
+    senderExtid: str(r.get('sender_extid')),
+    receiverQualifier: str(r.get('receiver_qualifier')),
+    receiverExtid: str(r.get('receiver_extid')),
+    interchangeControlNumber: str(r.get('interchange_control_number')),
+    groupControlNumber: str(r.get('group_control_number')),
+    transactionSetControlNumber: str(r.get('transaction_set_control_number')),
+    duplicateOf: strOrNull(r.get('duplicate_of')),
+    flowId: strOrNull(r.get('flow_id')),
+    flowVersion: numOrNull(r.get('flow_version')),
+    flowName: strOrNull(r.get('flow_name')),
+    createdAt: num(r.get('created_at')),
+    failed: r.get('failed') === true,
+    failedNodeName: strOrNull(r.get('failed_node_name')),
+    completed: r.get('completed') === true,
+    deliveredAt: numOrNull(r.get('delivered_at')),
+    warningCount: num(r.get('warning_count')),
+    acknowledgmentStatus: strOrNull(r.get('acknowledgment_status')) as AcknowledgmentStatus | null,
+    acknowledgedBy: strOrNull(r.get('acknowledged_by')),
+    acknowledges: strOrNull(r.get('acknowledges')),
+    resendCount: resends.length,
+    lastResentAt: numOrNull(r.get('last_resent_at')),
+    roles,
+    deliveryNodeId: strOrNull(r.get('delivery_node_id')),
+    deliveryResultId: strOrNull(r.get('delivery_result_id')),
+    deliveryInputResultId: strOrNull(r.get('delivery_input_result_id')),
+    updatedAt: num(r.get('updated_at')),
+  };
+}
+
+/** Columns an update may set, with how to write each value. */
+const UPDATE_COLUMNS: Record<string, { column: string; value: (v: unknown) => unknown }> = {
+  failed: { column: 'failed', value: (v) => v },
+  failedNodeName: { column: 'failed_node_name', value: (v) => v },
+  completed: { column: 'completed', value: (v) => v },
+  deliveredAt: { column: 'delivered_at', value: (v) => longOrNull(v as number | null) },
+  warningCount: { column: 'warning_count', value: (v) => v },
+  acknowledgmentStatus: { column: 'acknowledgment_status', value: (v) => v },
+  acknowledgedBy: { column: 'acknowledged_by', value: (v) => v },
+  acknowledges: { column: 'acknowledges', value: (v) => v },
+  lastResentAt: { column: 'last_resent_at', value: (v) => longOrNull(v as number | null) },
+  deliveryNodeId: { column: 'delivery_node_id', value: (v) => v },
+  deliveryResultId: { column: 'delivery_result_id', value: (v) => v },
+  deliveryInputResultId: { column: 'delivery_input_result_id', value: (v) => v },
+};
+
+export class CassandraTransactionStore implements TransactionStore {
+  constructor(private readonly client: Client) {}
+
+  record(transactions: readonly StoredTransaction[]): Promise<void> {
+    return guardStore('transaction write', async () => {
+      const rows: Params[] = [];
+      const byTrace: Params[] = [];
+      for (const t of transactions) {
+        rows.push([
+          t.organizationId, t.id, t.traceGuid, t.direction, t.usageIndicator, t.partnerKey, t.transactionSetIdentifier, t.release, t.reference,
+          t.senderQualifier, t.senderExtid, t.receiverQualifier, t.receiverExtid, t.interchangeControlNumber, t.groupControlNumber, t.transactionSetControlNumber,
+          t.duplicateOf, t.flowId, t.flowVersion, t.flowName, long(t.createdAt), t.failed, t.failedNodeName, t.completed, longOrNull(t.deliveredAt),
+          t.warningCount, t.acknowledgmentStatus, t.acknowledgedBy, t.acknowledges, null, longOrNull(t.lastResentAt), rolesToMap(t.roles),
+          t.deliveryNodeId, t.deliveryResultId, t.deliveryInputResultId, long(t.updatedAt),
+        ]);
+        byTrace.push([t.organizationId, t.traceGuid, t.id]);
+      }
+      const marks = TX_COLUMNS.split(',').map(() => '?').join(', ');
+      await Promise.all([
+        runConcurrent(this.client, `INSERT INTO proc_transactions (${TX_COLUMNS}) VALUES (${marks})`, rows),
+        runConcurrent(this.client, 'INSERT INTO proc_trace_transactions (org_id, trace_guid, transaction_id) VALUES (?, ?, ?)', byTrace),
+      ]);
+    });
+  }
+
+  update(updates: readonly TransactionUpdate[]): Promise<void> {
+    return guardStore('transaction update', async () => {
+      // Group updates by the columns they set, so each shape is one prepared statement.
+      const shapes = new Map<string, Params[]>();
+      for (const u of updates) {
+        const sets: string[] = [];
+        const params: unknown[] = [];
+        for (const [field, spec] of Object.entries(UPDATE_COLUMNS)) {
+          const v = (u as unknown as Record<string, unknown>)[field];
+          if (v === undefined) continue;
+          sets.push(`${spec.column} = ?`);
+          params.push(spec.value(v));
+        }
+        for (const [role, rec] of Object.entries(u.roles ?? {})) {
+          if (!rec) continue;
+          sets.push(`roles['${role}'] = ?`);
+          params.push(JSON.stringify(rec));
+        }
+        sets.push('updated_at = ?');
+        params.push(long(Date.now() * 1000));
+        const q = `UPDATE proc_transactions SET ${sets.join(', ')} WHERE org_id = ? AND id = ?`;
+        let list = shapes.get(q);
+        if (!list) shapes.set(q, (list = []));
+        list.push([...params, u.organizationId, u.id]);
+      }
+      await Promise.all([...shapes].map(([q, params]) => runConcurrent(this.client, q, params)));
+    });
+  }
+
+  /** Adds a replay command to a transaction's resends (resendCount counts each command once). */
+  addResend(organizationId: string, id: string, commandId: string, at: Micros): Promise<void> {
+    return guardStore('transaction resend', async () => {
+      await this.client.execute(
+        'UPDATE proc_transactions SET resends = resends + ?, last_resent_at = ?, updated_at = ? WHERE org_id = ? AND id = ?',
+        [[commandId], long(at), long(Date.now() * 1000), organizationId, id],
+        { prepare: true },
+      );
+    });
+  }
+
+  get(organizationId: string, id: string): Promise<StoredTransaction | null> {
+    return guardStore('transaction read', async () => {
+      const rs = await this.client.execute(`SELECT ${TX_COLUMNS} FROM proc_transactions WHERE org_id = ? AND id = ?`, [organizationId, id], { prepare: true });
+      const row = rs.first();
+      // a row whose recorded fields expired (created_at gone) is not a transaction any more
+      return row && row.get('created_at') !== null && row.get('trace_guid') !== null ? transactionOf(row) : null;
+    });
+  }
+
+  /** Several transactions by id (missing ones are left out). */
+  getMany(organizationId: string, ids: readonly string[]): Promise<StoredTransaction[]> {
+    return guardStore('transactions read', async () => {
+      const out: StoredTransaction[] = [];
+      const unique = [...new Set(ids)];
+      await cassandra.concurrent
+        .executeConcurrent(
+          this.client,
+          `SELECT ${TX_COLUMNS} FROM proc_transactions WHERE org_id = ? AND id = ?`,
+          unique.map((id) => [organizationId, id]),
+          { concurrencyLevel: CONCURRENCY, collectResults: true },
+        )
+        .then((r) => {
+          for (const rs of r.resultItems) {
+            const row = (rs as cassandra.types.ResultSet).first();
+            if (row && row.get('created_at') !== null && row.get('trace_guid') !== null) out.push(transactionOf(row));
+          }
+        });
+      return out;
+    });
+  }
+
+  byTrace(organizationId: string, traceGuid: string): Promise<StoredTransaction[]> {
+    return guardStore('trace transactions read', async () => {
+      const ids: string[] = [];
+      let pageState: string | undefined;
+      do {
+        const rs = await this.client.execute('SELECT transaction_id FROM proc_trace_transactions WHERE org_id = ? AND trace_guid = ?', [organizationId, traceGuid], {
+          prepare: true,
+          fetchSize: 5000,
+          ...(pageState ? { pageState } : {}),
+        });
+        for (const r of rs.rows) ids.push(str(r.get('transaction_id')));
+        pageState = rs.pageState ?? undefined;
+      } while (pageState);
+      const txs = await this.getMany(organizationId, ids);
+      return txs.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+    });
+  }
+
+  recordTraceError(organizationId: string, traceGuid: string, error: TraceError): Promise<void> {
+    return guardStore('trace error write', async () => {
+      await this.client.execute(
+        'INSERT INTO proc_trace_errors (org_id, trace_guid, result_id, transaction_id, node_name) VALUES (?, ?, ?, ?, ?)',
+        [organizationId, traceGuid, error.resultId, error.transactionId, error.nodeName],
+        { prepare: true },
+      );
+    });
+  }
+
+  traceErrors(organizationId: string, traceGuid: string): Promise<TraceError[]> {
+    return guardStore('trace errors read', async () => {
+      const rs = await this.client.execute('SELECT result_id, transaction_id, node_name FROM proc_trace_errors WHERE org_id = ? AND trace_guid = ?', [organizationId, traceGuid], {
+        prepare: true,
+        fetchSize: 5000,
+      });
+      return rs.rows.map((r) => ({ resultId: str(r.get('result_id')), transactionId: strOrNull(r.get('transaction_id')), nodeName: str(r.get('node_name')) }));
+    });
+  }
+
+  sighting(key: InterchangeKey, s: InterchangeSighting): Promise<void> {
+    return guardStore('duplicate index write', async () => {
+      await this.client.execute(
+        'INSERT INTO proc_interchange_sightings (org_id, sender_qualifier, sender_extid, interchange_control_number, usage_class, trace_guid, interchange_index, transaction_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [key.organizationId, key.senderQualifier, key.senderExtid, key.interchangeControlNumber, key.usageClass, s.traceGuid, s.interchangeIndex, s.transactionId, long(s.createdAt)],
+        { prepare: true },
+      );
+    });
+  }
+
+  sightings(key: InterchangeKey): Promise<InterchangeSighting[]> {
+    return guardStore('duplicate index read', async () => {
+      const rs = await this.client.execute(
+        'SELECT trace_guid, interchange_index, transaction_id, created_at FROM proc_interchange_sightings WHERE org_id = ? AND sender_qualifier = ? AND sender_extid = ? AND interchange_control_number = ? AND usage_class = ?',
+        [key.organizationId, key.senderQualifier, key.senderExtid, key.interchangeControlNumber, key.usageClass],
+        { prepare: true, fetchSize: 5000 },
+      );
+      return rs.rows
+        .map((r) => ({ traceGuid: str(r.get('trace_guid')), interchangeIndex: num(r.get('interchange_index')), transactionId: str(r.get('transaction_id')), createdAt: num(r.get('created_at')) }))
+        .sort((a, b) => a.createdAt - b.createdAt || (a.transactionId < b.transactionId ? -1 : 1));
+    });
+  }
+
+  outboundSet(key: OutboundSetKey, setControlNumber: string, transactionId: string, createdAt: Micros): Promise<void> {
+    return guardStore('outbound set write', async () => {
+      await this.client.execute(
+        'INSERT INTO proc_outbound_sets (org_id, sender, receiver, group_control_number, transaction_set_control_number, transaction_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        [key.organizationId, key.sender, key.receiver, key.groupControlNumber, setControlNumber, transactionId, long(createdAt)],
+        { prepare: true },
+      );
+    });
+  }
+
+  outboundSets(key: OutboundSetKey): Promise<{ setControlNumber: string; transactionId: string }[]> {
+    return guardStore('outbound sets read', async () => {
+      const rs = await this.client.execute(
+        'SELECT transaction_set_control_number, transaction_id, created_at FROM proc_outbound_sets WHERE org_id = ? AND sender = ? AND receiver = ? AND group_control_number = ?',
+        [key.organizationId, key.sender, key.receiver, key.groupControlNumber],
+        { prepare: true, fetchSize: 5000 },
+      );
+      return rs.rows
+        .map((r) => ({ setControlNumber: str(r.get('transaction_set_control_number')), transactionId: str(r.get('transaction_id')), at: num(r.get('created_at')) }))
+        .sort((a, b) => a.at - b.at)
+        .map(({ setControlNumber, transactionId }) => ({ setControlNumber, transactionId }));
+    });
+  }
+}
+
+// --- control numbers ---------------------------------------------------------------------------
+
+/**
+ * Sequences taken with lightweight transactions (compare-and-set on the counter row), so two
+ * replicas never take the same number; the allocation is remembered by owner, so a step run
+ * again gets the number it took before.
+ */
+export class CassandraControlNumbers implements ControlNumberStore {
+  constructor(private readonly client: Client) {}
+
+  take(organizationId: string, scope: string, owner: string): Promise<number> {
+    return guardStore('control number', async () => {
+      const had = await this.client.execute('SELECT value FROM control_number_allocations WHERE org_id = ? AND owner = ? AND scope = ?', [organizationId, owner, scope], { prepare: true });
+      const prior = had.first();
+      if (prior) return num(prior.get('value'));
+      for (let tries = 0; tries < 100; tries++) {
+        const cur = await this.client.execute('SELECT value FROM control_numbers WHERE org_id = ? AND scope = ?', [organizationId, scope], {
+          prepare: true,
+          consistency: cassandra.types.consistencies.serial,
+        });
+        const row = cur.first();
+        let ok: boolean;
+        let value: number;
+        if (!row) {
+          value = 1;
+          const rs = await this.client.execute('INSERT INTO control_numbers (org_id, scope, value, updated_at) VALUES (?, ?, ?, toTimestamp(now())) IF NOT EXISTS', [organizationId, scope, long(1)], { prepare: true });
+          ok = rs.wasApplied();
+        } else {
+          const v = num(row.get('value'));
+          value = v >= 999_999_999 ? 1 : v + 1;
+          const rs = await this.client.execute('UPDATE control_numbers SET value = ?, updated_at = toTimestamp(now()) WHERE org_id = ? AND scope = ? IF value = ?', [long(value), organizationId, scope, long(v)], {
+            prepare: true,
+          });
+          ok = rs.wasApplied();
+        }
+        if (ok) {
+          await this.client.execute('INSERT INTO control_number_allocations (org_id, owner, scope, value, created_at) VALUES (?, ?, ?, ?, toTimestamp(now()))', [organizationId, owner, scope, long(value)], { prepare: true });
+          return value;
+        }
+      }
+      throw new TdxError('store_unavailable', `Control number sequence ${scope} is contended; try again.`);
+    });
+  }
+}
+
+// --- feed entries ------------------------------------------------------------------------------
+
+export class CassandraFeedStore implements FeedStore {
+  constructor(private readonly client: Client) {}
+
+  get(organizationId: string, ids: readonly string[]): Promise<Map<string, FeedEntryRecord>> {
+    return guardStore('feed entries read', async () => {
+      const out = new Map<string, FeedEntryRecord>();
+      if (ids.length === 0) return out;
+      const r = await cassandra.concurrent.executeConcurrent(
+        this.client,
+        'SELECT org_id, id, created_at, direction, status, partner_key, trace_guid, result_id, detail FROM proc_feed_entries WHERE org_id = ? AND id = ?',
+        ids.map((id) => [organizationId, id]),
+        { concurrencyLevel: CONCURRENCY, collectResults: true },
+      );
+      for (const rs of r.resultItems) {
+        const row = (rs as cassandra.types.ResultSet).first();
+        if (!row) continue;
+        out.set(str(row.get('id')), {
+          id: str(row.get('id')),
+          organizationId: str(row.get('org_id')),
+          createdAt: num(row.get('created_at')),
+          direction: str(row.get('direction')) === 'outbound' ? 'outbound' : 'inbound',
+          status: str(row.get('status')) === 'error' ? 'error' : 'success',
+          partnerKey: str(row.get('partner_key')),
+          traceGuid: str(row.get('trace_guid')),
+          resultId: str(row.get('result_id')),
+          detail: str(row.get('detail')),
+        });
+      }
+      return out;
+    });
+  }
+
+  put(entries: readonly FeedEntryRecord[]): Promise<void> {
+    return guardStore('feed entries write', () =>
+      runConcurrent(
+        this.client,
+        'INSERT INTO proc_feed_entries (org_id, id, created_at, direction, status, partner_key, trace_guid, result_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        entries.map((e) => [e.organizationId, e.id, long(e.createdAt), e.direction, e.status, e.partnerKey, e.traceGuid, e.resultId, e.detail]),
+      ),
+    );
+  }
+}
+
+// --- step clocks, replays, secrets -------------------------------------------------------------
+
+export class CassandraStepLedger implements StepLedger {
+  constructor(private readonly client: Client) {}
+
+  clocks(ids: readonly string[], now: Micros): Promise<Map<string, Micros>> {
+    return guardStore('step clock', async () => {
+      const out = new Map<string, Micros>();
+      const unique = [...new Set(ids)];
+      if (unique.length === 0) return out;
+      const r = await cassandra.concurrent.executeConcurrent(this.client, 'SELECT work_id, started_at FROM proc_step_clocks WHERE work_id = ?', unique.map((id) => [id]), {
+        concurrencyLevel: CONCURRENCY,
+        collectResults: true,
+      });
+      for (const rs of r.resultItems) {
+        const row = (rs as cassandra.types.ResultSet).first();
+        if (row) out.set(str(row.get('work_id')), num(row.get('started_at')));
+      }
+      const fresh = unique.filter((id) => !out.has(id));
+      await runConcurrent(this.client, 'INSERT INTO proc_step_clocks (work_id, started_at) VALUES (?, ?)', fresh.map((id) => [id, long(now)]));
+      for (const id of fresh) out.set(id, now);
+      return out;
+    });
+  }
+}
+
+export class CassandraReplayLedger implements ReplayLedger {
+  constructor(private readonly client: Client) {}
+
+  done(organizationId: string, commandId: string): Promise<boolean> {
+    return guardStore('replay ledger read', async () => {
+      const rs = await this.client.execute('SELECT done_at FROM proc_replays WHERE org_id = ? AND command_id = ?', [organizationId, commandId], { prepare: true });
+      return rs.rowLength > 0;
+    });
+  }
+
+  markDone(organizationId: string, commandId: string, at: Micros): Promise<void> {
+    return guardStore('replay ledger write', async () => {
+      await this.client.execute('INSERT INTO proc_replays (org_id, command_id, done_at) VALUES (?, ?, ?)', [organizationId, commandId, long(at)], { prepare: true });
+    });
+  }
+}
+
+/** Secrets for the nodes that use them (the API's read stores never select this table). */
+export class CassandraSecretReader implements SecretReader {
+  constructor(private readonly client: Client) {}
+
+  get(organizationId: string, ownerKind: SecretOwner, ownerId: string): Promise<Readonly<Record<string, string>>> {
+    return guardStore('secrets read', async () => {
+      const rs = await this.client.execute('SELECT name, value FROM config_secrets WHERE org_id = ? AND owner_kind = ? AND owner_id = ?', [organizationId, ownerKind, ownerId], { prepare: true });
+      const out: Record<string, string> = {};
+      for (const r of rs.rows) out[str(r.get('name'))] = str(r.get('value'));
+      return out;
+    });
+  }
+}

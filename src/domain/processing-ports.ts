@@ -1,0 +1,123 @@
+/**
+ * Store ports of document processing. Node adapters and the API reach the system of record
+ * only through these; src/adapters/cassandra implements them, and unit tests use in-memory
+ * fakes (test/unit/support/memory-stores.ts). Every write is idempotent: keys are
+ * deterministic, so a redelivered Kafka message rewrites the same rows.
+ */
+import type { SecretOwner } from './configuration.ts';
+import type {
+  ArtifactRecord,
+  FeedEntryRecord,
+  Micros,
+  ResultRecord,
+  StoredTransaction,
+  TransactionUpdate,
+} from './records.ts';
+
+/** Document bytes in chunks (claim-check): Kafka messages carry artifact ids only. */
+export interface ArtifactStore {
+  /** Stores bytes under `record.blobId` (chunks first), then the row, so a visible row is complete. */
+  put(record: ArtifactRecord, bytes: Uint8Array): Promise<void>;
+  /**
+   * Streams bytes into chunks without holding them, then writes the row; returns size and
+   * SHA-256. `record.size` and `record.sha256` are ignored.
+   */
+  putStream(record: ArtifactRecord, chunks: AsyncIterable<Uint8Array>): Promise<{ size: number; sha256: string }>;
+  /** A row sharing the bytes of the stored artifact whose id is `record.blobId`. */
+  alias(record: ArtifactRecord): Promise<void>;
+  get(organizationId: string, id: string): Promise<ArtifactRecord | null>;
+  /** The bytes in order; a missing chunk (aged out) throws `not_found`. */
+  chunks(record: ArtifactRecord): AsyncIterable<Buffer>;
+  read(record: ArtifactRecord): Promise<Buffer>;
+}
+
+export interface ResultStore {
+  put(results: readonly ResultRecord[]): Promise<void>;
+  get(organizationId: string, id: string): Promise<ResultRecord | null>;
+  /** Every result of a trace, oldest first. */
+  byTrace(organizationId: string, traceGuid: string): Promise<ResultRecord[]>;
+  /** The results attributed to one transaction, oldest first. */
+  byTransaction(organizationId: string, traceGuid: string, transactionId: string): Promise<ResultRecord[]>;
+}
+
+/** A failure recorded on a trace (transaction detail `traceErroredElsewhere`). */
+export interface TraceError {
+  readonly resultId: string;
+  readonly transactionId: string | null;
+  readonly nodeName: string;
+}
+
+/** Key of the duplicate index: one interchange of one sender (contract: `duplicateOf`). */
+export interface InterchangeKey {
+  readonly organizationId: string;
+  readonly senderQualifier: string;
+  readonly senderExtid: string;
+  readonly interchangeControlNumber: string;
+  /** `T` for test interchanges, `P` for every other usage indicator. */
+  readonly usageClass: 'T' | 'P';
+}
+
+export interface InterchangeSighting {
+  readonly createdAt: Micros;
+  readonly traceGuid: string;
+  /** Position of the interchange in its input (0-based). */
+  readonly interchangeIndex: number;
+  /** First transaction recorded from it. */
+  readonly transactionId: string;
+}
+
+/** Outbound set sent under a group (997 reconciliation). */
+export interface OutboundSetKey {
+  readonly organizationId: string;
+  /** `<qualifier>:<id>` of our interchange sender and the partner receiver. */
+  readonly sender: string;
+  readonly receiver: string;
+  readonly groupControlNumber: string;
+}
+
+export interface TransactionStore {
+  /** Records new transactions with their initial state (idempotent: a re-run writes the same values). */
+  record(transactions: readonly StoredTransaction[]): Promise<void>;
+  /** Partial updates; each writes only the fields it gives. */
+  update(updates: readonly TransactionUpdate[]): Promise<void>;
+  get(organizationId: string, id: string): Promise<StoredTransaction | null>;
+  /** Every transaction of a trace (ids with their set and state). */
+  byTrace(organizationId: string, traceGuid: string): Promise<StoredTransaction[]>;
+  /** Records a failure on a trace. */
+  recordTraceError(organizationId: string, traceGuid: string, error: TraceError): Promise<void>;
+  traceErrors(organizationId: string, traceGuid: string): Promise<TraceError[]>;
+  /** Notes an interchange in the duplicate index. */
+  sighting(key: InterchangeKey, sighting: InterchangeSighting): Promise<void>;
+  /** Every sighting of an interchange, oldest first. */
+  sightings(key: InterchangeKey): Promise<InterchangeSighting[]>;
+  /** Notes an outbound set under its group for reconciliation. */
+  outboundSet(key: OutboundSetKey, setControlNumber: string, transactionId: string, createdAt: Micros): Promise<void>;
+  /** Outbound sets of a group: set control number → transaction ids (newest last). */
+  outboundSets(key: OutboundSetKey): Promise<{ setControlNumber: string; transactionId: string }[]>;
+}
+
+/**
+ * Control-number sequences (ISA13, GS06, ST02 of what we send), unique across replicas. `owner`
+ * is the deterministic id of the step run taking the number: a re-run gets the same number.
+ */
+export interface ControlNumberStore {
+  take(organizationId: string, scope: string, owner: string): Promise<number>;
+}
+
+/** Feed entries as the sequencer wrote them (system of record of `createdAt`). */
+export interface FeedStore {
+  get(organizationId: string, ids: readonly string[]): Promise<Map<string, FeedEntryRecord>>;
+  put(entries: readonly FeedEntryRecord[]): Promise<void>;
+}
+
+/** Secrets of connections and webhooks, for the nodes that use them (never the API). */
+export interface SecretReader {
+  get(organizationId: string, ownerKind: SecretOwner, ownerId: string): Promise<Readonly<Record<string, string>>>;
+}
+
+/** Replay commands carried out (idempotency of `commands.replay`). */
+export interface ReplayLedger {
+  /** True when the command was already carried out (it is then not run again). */
+  done(organizationId: string, commandId: string): Promise<boolean>;
+  markDone(organizationId: string, commandId: string, at: Micros): Promise<void>;
+}

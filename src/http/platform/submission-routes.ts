@@ -1,0 +1,228 @@
+/**
+ * Partner submission endpoints (DESIGN §3, preview):
+ *
+ * - `POST /platform/partners/:key/edi`: an interchange processed exactly as if the partner had
+ *   sent it. The body is the raw interchange (`application/edi-x12`, `text/plain` or any
+ *   non-JSON type), streamed into the artifact store as it arrives (memory stays flat), or JSON
+ *   `{"edi": "..."}`. The bytes are stored before the answer; then the work item for the
+ *   partner's active inbound flow is produced and 202 `{message, traceGuid}` returned.
+ *
+ * Errors: empty or non-X12 body 400 `invalid_body`; body over the limit 413
+ * `payload_too_large`; unknown partner 404; no active inbound flow 422 `no_inbound_flow`;
+ * read-only and sandbox keys 403.
+ */
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { ConfigReadStore } from '../../domain/config-ports.ts';
+import type { FlowRecord, PartnerRecord } from '../../domain/configuration.ts';
+import { newId, resultId } from '../../domain/ids.ts';
+import type { ArtifactStore } from '../../domain/processing-ports.ts';
+import { EDI_CONTENT_TYPE, JSON_CONTENT_TYPE, type ArtifactRecord, type Micros } from '../../domain/records.ts';
+import { TdxError, errors } from '../../errors.ts';
+import { artifactId, workId } from '../../nodes/outcomes.ts';
+import type { StageMessage } from '../../wire/stage.v1.ts';
+import { stageTopic } from '../../wire/topics.ts';
+import { requireAccess } from '../middleware/auth.ts';
+import { authOf } from '../middleware/state.ts';
+import { documentPath } from './openapi.ts';
+
+/** Produces work items (the nodes' Emitter, narrowed). */
+export interface WorkProducer {
+  produce(messages: readonly { topic: string; key: string; value: unknown }[]): Promise<void>;
+}
+
+export interface SubmissionDeps {
+  readonly store: ConfigReadStore;
+  readonly artifacts: ArtifactStore;
+  readonly producer: WorkProducer;
+  readonly maxBytes: number;
+  readonly now?: () => Micros;
+}
+
+const WS = new Set([0x20, 0x09, 0x0a, 0x0d, 0x00]);
+
+/** Where the X12 text of `bytes` starts (after a BOM and white space), or -1 when only white space. */
+function textStart(bytes: Uint8Array): number {
+  let i = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  while (i < bytes.length && WS.has(bytes[i]!)) i++;
+  return i < bytes.length ? i : -1;
+}
+
+/** Checks that a body starts like an interchange; names what it found otherwise. */
+export function checkInterchangeStart(head: Uint8Array): void {
+  const at = textStart(head);
+  if (at < 0) throw new TdxError('invalid_body', 'The request body is empty: send an X12 interchange (ISA ... IEA) as the body, or JSON {"edi": "..."}.');
+  const first = Buffer.from(head.subarray(at, at + 3)).toString('latin1');
+  if (first !== 'ISA') {
+    const shown = Buffer.from(head.subarray(at, at + 20)).toString('utf8').replace(/[^\x20-\x7e]/g, '?');
+    throw new TdxError('invalid_body', `The request body is not an X12 interchange: it must start with an ISA segment, but starts with "${shown}".`);
+  }
+}
+
+async function partnerOf(store: ConfigReadStore, org: string, key: string): Promise<PartnerRecord> {
+  const id = await store.partnerIdByKey(org, key);
+  const partner = id ? await store.get(org, 'partner', id) : null;
+  if (!partner) throw errors.notFound('partner', `No partner with key "${key}".`);
+  return partner;
+}
+
+async function currentFlow(store: ConfigReadStore, org: string, partner: PartnerRecord, direction: 'inbound' | 'outbound'): Promise<FlowRecord | null> {
+  const flows = await store.list(org, 'flow');
+  return flows.find((f) => f.partnerId === partner.id && f.direction === direction && f.current && f.status === 'active') ?? null;
+}
+
+/** Streams the request body: yields `head` first, then the rest, failing past `max` bytes. */
+async function* bodyChunks(ctx: Context, head: readonly Buffer[], rest: AsyncIterator<Buffer>, max: number, seen: { bytes: number }): AsyncIterable<Uint8Array> {
+  yield* head;
+  for (;;) {
+    const n = await rest.next();
+    if (n.done) return;
+    seen.bytes += n.value.length;
+    if (seen.bytes > max) throw tooLarge(max);
+    yield n.value;
+  }
+}
+
+function tooLarge(max: number): TdxError {
+  return new TdxError('payload_too_large', `The request body is larger than the ${max}-byte limit.`);
+}
+
+function filenameOf(ctx: Context, fallback: string): string {
+  const cd = ctx.get('content-disposition');
+  const m = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(cd);
+  const name = m?.[1] ? decodeURIComponent(m[1]).replace(/[/\\]/g, '_').trim() : '';
+  return name || fallback;
+}
+
+export function registerSubmissionRoutes(router: Router, deps: SubmissionDeps): void {
+  const now = deps.now ?? (() => Date.now() * 1000);
+
+  router.post('/platform/partners/:key/edi', requireAccess('partner_submission'), async (ctx) => {
+    const org = authOf(ctx).organizationId;
+    const declared = Number(ctx.get('content-length') || '0');
+    if (declared > deps.maxBytes) throw tooLarge(deps.maxBytes);
+    const partner = await partnerOf(deps.store, org, ctx.params['key'] ?? '');
+    const flow = await currentFlow(deps.store, org, partner, 'inbound');
+    if (!flow) throw new TdxError('no_inbound_flow', `Partner ${partner.key} has no active inbound flow: give it an inbound transaction set (and a working connection) in the configuration.`);
+    const inputNode = flow.nodes[0];
+    if (!inputNode) throw new TdxError('no_inbound_flow', `The inbound flow of partner ${partner.key} has no input node.`);
+
+    const traceGuid = newId();
+    const at = now();
+    const inputResult = resultId(traceGuid, inputNode.id, null, 1);
+    const id = artifactId(inputResult, 'input');
+    const record: ArtifactRecord = {
+      organizationId: org,
+      id,
+      traceGuid,
+      resultId: inputResult,
+      nodeName: inputNode.name,
+      usage: 'input',
+      contentType: EDI_CONTENT_TYPE,
+      filename: filenameOf(ctx, `${traceGuid}.edi`),
+      size: 0,
+      sha256: '',
+      blobId: id,
+      createdAt: at,
+    };
+
+    if (ctx.is('application/json')) {
+      const raw = await readAll(ctx, deps.maxBytes);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw.toString('utf8'));
+      } catch {
+        throw new TdxError('invalid_body', 'The request body is not valid JSON: send {"edi": "<the interchange>"} or the raw interchange with Content-Type application/edi-x12.');
+      }
+      const edi = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>)['edi'] : undefined;
+      if (typeof edi !== 'string') throw new TdxError('invalid_body', 'Field "edi" of the JSON body must be a string holding the interchange.');
+      const bytes = Buffer.from(edi, 'utf8');
+      checkInterchangeStart(bytes.subarray(0, 4096));
+      await deps.artifacts.put({ ...record, size: bytes.length }, bytes);
+    } else {
+      const it = (ctx.req as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+      const head: Buffer[] = [];
+      const seen = { bytes: 0 };
+      // Enough of the body to see where the text starts and its first three characters.
+      for (;;) {
+        const all = Buffer.concat(head);
+        const at0 = textStart(all);
+        if (at0 >= 0 && all.length - at0 >= 3) break;
+        const n = await it.next();
+        if (n.done) break;
+        seen.bytes += n.value.length;
+        if (seen.bytes > deps.maxBytes) throw tooLarge(deps.maxBytes);
+        head.push(n.value);
+      }
+      checkInterchangeStart(Buffer.concat(head));
+      await deps.artifacts.putStream(record, bodyChunks(ctx, head, it, deps.maxBytes, seen));
+    }
+
+    const message: StageMessage = {
+      id: workId(traceGuid, inputNode.id, null, 1),
+      traceGuid,
+      organizationId: org,
+      service: inputNode.service,
+      flowId: flow.id,
+      flowVersion: flow.versionNumber,
+      nodeId: inputNode.id,
+      direction: 'inbound',
+      partnerKey: partner.key,
+      transactionId: null,
+      inputResultId: null,
+      artifacts: [{ id, usage: 'input', contentType: EDI_CONTENT_TYPE, filename: record.filename }],
+      usageIndicator: null,
+      resend: false,
+      attempt: 1,
+      createdAt: at,
+      params: {},
+    };
+    // The input node of a flow fed by SFTP or AS2 is not partner_endpoint; a submitted
+    // interchange enters that flow's input node all the same (processed as if the partner sent it).
+    await deps.producer.produce([{ topic: stageTopic(inputNode.service), key: traceGuid, value: message }]);
+    ctx.status = 202;
+    ctx.body = { message: `Interchange accepted for partner ${partner.key}; it is processed on trace ${traceGuid}.`, traceGuid };
+  });
+
+  documentPath(
+    '/platform/partners/{key}/edi',
+    {
+      post: {
+        summary: 'Submit an interchange as if the partner had sent it (preview)',
+        tags: ['partners'],
+        parameters: [{ name: 'key', in: 'path', required: true, schema: { type: 'string' } }],
+        requestBody: {
+          required: true,
+          content: {
+            'application/edi-x12': { schema: { type: 'string' } },
+            'text/plain': { schema: { type: 'string' } },
+            [JSON_CONTENT_TYPE]: { schema: { type: 'object', properties: { edi: { type: 'string' } }, required: ['edi'] } },
+          },
+        },
+        responses: {
+          '202': { description: 'stored and accepted for processing', content: { 'application/json': { schema: { $ref: '#/components/schemas/Accepted' } } } },
+          '400': { description: 'invalid_body: empty, not JSON, or not an X12 interchange', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+          '401': { description: 'unauthorized', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+          '403': { description: 'forbidden: read-only and sandbox keys', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+          '404': { description: 'not_found: no partner with this key', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+          '413': { description: 'payload_too_large', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+          '422': { description: 'no_inbound_flow', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+          '429': { description: 'rate_limited', headers: { 'Retry-After': { schema: { type: 'integer' } } }, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+        },
+      },
+    },
+    { Accepted: { type: 'object', properties: { message: { type: 'string' }, traceGuid: { type: 'string' } }, required: ['message', 'traceGuid'] } },
+  );
+}
+
+/** The whole body, refusing more than `max` bytes. */
+export async function readAll(ctx: Context, max: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let n = 0;
+  for await (const c of ctx.req as AsyncIterable<Buffer>) {
+    n += c.length;
+    if (n > max) throw tooLarge(max);
+    parts.push(c);
+  }
+  return Buffer.concat(parts, n);
+}

@@ -1,0 +1,62 @@
+/**
+ * mapping, the adapter: finds the setting's mapping and its current version, reads the document
+ * the mapping receives, runs the expression through the MappingRunner (worker threads: a
+ * JSONata evaluation never blocks the consumer), checks the output against the
+ * implementation's schema, and hands the outcome to the step.
+ */
+import { x12ImplementationEngine } from '../../domain/x12-implementation-engine.ts';
+import type { TransactionSetSetting } from '../../domain/configuration.ts';
+import { perItemNode, type NodeModule } from '../node.ts';
+import type { NodeDeps } from '../ports.ts';
+import type { StepContext } from '../step.ts';
+import { inboundSetting, releaseKey } from '../x12_split/step.ts';
+import { mapInbound, mapOutbound, type MappingInput, type MappingRun } from './step.ts';
+
+/** The partner's outbound setting for a set (and release, when given). */
+export function outboundSetting(ctx: StepContext, setId: string, release: string | undefined): TransactionSetSetting | null {
+  const list = (ctx.partner?.transactionSetSettings ?? []).filter((s) => s.direction === 'outbound' && s.transactionSetIdentifier === setId && (release === undefined || release === '' || releaseKey(s.release) === releaseKey(release)));
+  return list[0] ?? null;
+}
+
+export function mappingNode(deps: NodeDeps): NodeModule {
+  return perItemNode('mapping', deps, async (ctx) => {
+    const m = ctx.message;
+    const org = m.organizationId;
+    const setId = m.params['transactionSetIdentifier'] ?? '';
+    const setting =
+      m.direction === 'inbound'
+        ? ctx.partner
+          ? inboundSetting(ctx.partner, setId, m.params['release'] ?? '', m.usageIndicator ?? 'P')
+          : null
+        : outboundSetting(ctx, setId, m.params['release']);
+    const received = m.direction === 'inbound' ? (m.artifacts.find((a) => a.usage === 'translation') ?? m.artifacts[m.artifacts.length - 1]!) : m.artifacts[0]!;
+    let mapping: MappingInput['mapping'] = null;
+    let run: MappingRun | null = null;
+    const rec = setting?.mappingId ? await deps.config.mapping(org, setting.mappingId) : null;
+    if (rec && setting) {
+      const version = await deps.config.mappingVersion(org, rec.id, rec.currentVersion);
+      mapping = { id: rec.id, name: rec.name, versionNumber: rec.currentVersion };
+      const stored = await deps.stores.artifacts.get(org, received.id);
+      if (!version) run = { ok: false, message: `version ${rec.currentVersion} of the mapping is not stored` };
+      else if (!stored) run = { ok: false, message: `the document to map (${received.id}) is no longer stored` };
+      else if (!deps.mappings) run = { ok: false, message: 'mappings are not available in this process' };
+      else {
+        const inputJson = (await deps.stores.artifacts.read(stored)).toString('utf8');
+        const out = await deps.mappings.run(version.transformation, inputJson);
+        if (!out.ok) run = out;
+        else {
+          const impl = await deps.config.implementation(org, setting.implementationId);
+          let errors: string[] = [];
+          if (impl) {
+            const schema = x12ImplementationEngine.schema(impl, m.direction);
+            errors = deps.mappings.validate(schema, `${impl.id}:${impl.updatedAt}:${m.direction}`, out.outputJson);
+          }
+          run = { ok: true, outputJson: out.outputJson, validationErrors: errors };
+        }
+      }
+    }
+    const carried = m.artifacts.filter((a) => a.usage !== 'submission');
+    const input: MappingInput = { setting, mapping, run, received, carried };
+    return m.direction === 'inbound' ? mapInbound(ctx, input) : mapOutbound(ctx, input);
+  });
+}

@@ -1,0 +1,114 @@
+/**
+ * The contract between a node service and its role (src/roles/node-role.ts), and the common
+ * adapter shape most node services use: for each work item of a batch, load what the step needs
+ * (flow, node, partner, clock), run the service's handler, collect the effects, and write them
+ * with the runtime. Items of one batch run concurrently (a bound per service); the batch
+ * succeeds or is retried as a whole, which is safe because every effect is idempotent.
+ */
+import type { Logger } from '../logger.ts';
+import type { NodeService } from '../domain/node-services.ts';
+import type { Micros } from '../domain/records.ts';
+import type { StageMessage } from '../wire/stage.v1.ts';
+import type { NodeDeps } from './ports.ts';
+import { applyEffects, mapLimit } from './runtime.ts';
+import { effects, effectsSize, mergeEffects, type Effects, type StepContext } from './step.ts';
+import { failure } from './outcomes.ts';
+
+export interface WorkItem {
+  readonly message: StageMessage;
+}
+
+export interface BatchContext {
+  readonly logger: Logger;
+  /** Keeps the consumer's group membership during long work. */
+  readonly heartbeat: () => Promise<void>;
+}
+
+/** A node service as its role runs it. */
+export interface NodeModule {
+  readonly service: NodeService;
+  /** Handles one batch of work items (of one partition); resolves once every effect is written and produced. */
+  handle(items: readonly WorkItem[], batch: BatchContext): Promise<void>;
+  /** Records on each item's trace that it failed for good (the runner then dead-letters it). */
+  giveUp(items: readonly WorkItem[], err: unknown, attempts: number): Promise<void>;
+  close?(): Promise<void>;
+}
+
+/** Loads the context of a work item: its flow, node and partner, and its clock. */
+export async function contextOf(deps: NodeDeps, message: StageMessage, now: Micros): Promise<StepContext> {
+  const org = message.organizationId;
+  const flow = message.flowId ? await deps.config.flow(org, message.flowId) : null;
+  const node = flow && message.nodeId ? (flow.nodes.find((n) => n.id === message.nodeId) ?? null) : null;
+  const partner = flow ? await deps.config.partner(org, flow.partnerId) : message.partnerKey ? await deps.config.partnerByKey(org, message.partnerKey) : null;
+  return { now, message, flow, node, partner };
+}
+
+export interface PerItemOptions {
+  /** Items handled at once. @default 32 */
+  readonly concurrency?: number;
+  /** Write collected effects once they hold this many rows and messages. @default 5000 */
+  readonly flushAt?: number;
+}
+
+/** The handler of one work item: returns its effects (a failure is an outcome, not an exception). */
+export type ItemHandler = (ctx: StepContext, deps: NodeDeps, batch: BatchContext) => Promise<Effects>;
+
+/** A node module that handles each work item on its own with `handleOne`. */
+export function perItemNode(service: NodeService, deps: NodeDeps, handleOne: ItemHandler, opts: PerItemOptions = {}): NodeModule {
+  const concurrency = opts.concurrency ?? 32;
+  const flushAt = opts.flushAt ?? 5000;
+  return {
+    service,
+    async handle(items, batch) {
+      const clocks = await deps.ledger.clocks(
+        items.map((i) => i.message.id),
+        deps.wallClock(),
+      );
+      let pending = effects();
+      const flush = async (): Promise<void> => {
+        const e = pending;
+        pending = effects();
+        await applyEffects(deps.stores, deps.emitter, e, deps.wallClock());
+      };
+      // Items in windows of `concurrency`, flushing between windows when enough piled up.
+      for (let i = 0; i < items.length; i += concurrency) {
+        const window = items.slice(i, i + concurrency);
+        const outs = await mapLimit(window, concurrency, async (item) => {
+          const ctx = await contextOf(deps, item.message, clocks.get(item.message.id) ?? deps.wallClock());
+          return handleOne(ctx, deps, batch);
+        });
+        for (const o of outs) mergeEffects(pending, o);
+        if (effectsSize(pending) >= flushAt) await flush();
+      }
+      await flush();
+    },
+    async giveUp(items, err, attempts) {
+      const reason = err instanceof Error ? err.message : String(err);
+      const clocks = await deps.ledger.clocks(
+        items.map((i) => i.message.id),
+        deps.wallClock(),
+      );
+      const all = effects();
+      for (const item of items) {
+        const m = item.message;
+        const ctx = await contextOf(deps, m, clocks.get(m.id) ?? deps.wallClock());
+        mergeEffects(
+          all,
+          failure(ctx, {
+            transactionId: m.transactionId,
+            message: `Processing failed after ${attempts} attempt${attempts === 1 ? '' : 's'} and was set aside for operators: ${oneLine(reason)}`,
+            direction: m.direction,
+            at: ctx.now,
+          }),
+        );
+      }
+      await applyEffects(deps.stores, deps.emitter, all, deps.wallClock());
+    },
+  };
+}
+
+/** A message reduced to one line of at most 300 characters. */
+export function oneLine(text: string): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length > 300 ? `${t.slice(0, 297)}...` : t;
+}

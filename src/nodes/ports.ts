@@ -1,0 +1,119 @@
+/**
+ * What node adapters (the `node.ts` of each node folder) are given: the processing stores, a
+ * cached view of the organization's configuration, the step ledger (clocks), and the emitter
+ * that encodes and produces messages. Implementations are composed in src/service.ts from the
+ * Cassandra, Kafka and other adapters; unit tests use in-memory fakes.
+ */
+import type { Logger } from '../logger.ts';
+import type {
+  ConnectionRecord,
+  Direction,
+  EnvelopeRecord,
+  FlowRecord,
+  ImplementationRecord,
+  MappingRecord,
+  MappingVersionRecord,
+  PartnerRecord,
+  SecretOwner,
+  WebhookRecord,
+} from '../domain/configuration.ts';
+import type { ArtifactStore, ControlNumberStore, FeedStore, ResultStore, TransactionStore } from '../domain/processing-ports.ts';
+import type { Micros } from '../domain/records.ts';
+import type { Implementation } from '../x12/impl/index.ts';
+
+/**
+ * The configuration nodes read, cached for a few seconds per record (a change applies to work
+ * taken up after the cache refreshes; work already flowing keeps the flow version it started with).
+ */
+export interface ConfigView {
+  partner(organizationId: string, id: string): Promise<PartnerRecord | null>;
+  partnerByKey(organizationId: string, key: string): Promise<PartnerRecord | null>;
+  flow(organizationId: string, id: string): Promise<FlowRecord | null>;
+  /** The partner's current active flow of a direction, or null. */
+  activeFlow(organizationId: string, partnerId: string, direction: Direction): Promise<FlowRecord | null>;
+  /** The partner's current flow of a direction, active or pending. */
+  currentFlow(organizationId: string, partnerId: string, direction: Direction): Promise<FlowRecord | null>;
+  envelope(organizationId: string, id: string): Promise<EnvelopeRecord | null>;
+  connection(organizationId: string, id: string): Promise<ConnectionRecord | null>;
+  webhook(organizationId: string, id: string): Promise<WebhookRecord | null>;
+  implementation(organizationId: string, id: string): Promise<ImplementationRecord | null>;
+  /** The X12 engine's model of an implementation (built once per version and cached). */
+  implementationModel(organizationId: string, id: string): Promise<Implementation | null>;
+  mapping(organizationId: string, id: string): Promise<MappingRecord | null>;
+  mappingVersion(organizationId: string, mappingId: string, versionNumber: number): Promise<MappingVersionRecord | null>;
+  /** Secrets of a connection or webhook (passwords, keys, signing secrets). */
+  secrets(organizationId: string, ownerKind: SecretOwner, ownerId: string): Promise<Readonly<Record<string, string>>>;
+}
+
+/**
+ * The clock of each work item: the first time it was taken up. A redelivered item gets the
+ * time recorded on its first run, so the rows it rewrites keep their times.
+ */
+export interface StepLedger {
+  /** For each work item id, its recorded start time, recording `now` for those seen first. */
+  clocks(ids: readonly string[], now: Micros): Promise<Map<string, Micros>>;
+}
+
+/** A message to produce; `topic` without the deployment prefix, `value` of the topic's codec type. */
+export interface OutgoingMessage {
+  readonly topic: string;
+  readonly key: string;
+  readonly value: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Encodes with the topic's codec and produces; resolves once the broker acknowledged. */
+export interface Emitter {
+  produce(messages: readonly OutgoingMessage[]): Promise<void>;
+  /** The registry wire format of a value (for a delayed message's payload). */
+  encode(topic: string, value: unknown): Buffer;
+}
+
+/** The stores of processing. */
+export interface ProcessingStores {
+  readonly artifacts: ArtifactStore;
+  readonly results: ResultStore;
+  readonly transactions: TransactionStore;
+  readonly controlNumbers: ControlNumberStore;
+  readonly feed: FeedStore;
+}
+
+/** Runs JSONata mappings off the event loop (worker threads), bounded in time and memory. */
+export interface MappingRunner {
+  run(expression: string, inputJson: string): Promise<{ ok: true; outputJson: string } | { ok: false; message: string; line?: number; column?: number }>;
+  /** Violations of `schema` by the JSON text, one sentence each (JSON path and rule); none when valid. */
+  validate(schema: Readonly<Record<string, unknown>>, cacheKey: string, json: string): string[];
+}
+
+/** Where an SFTP transfer goes: a connection's settings with its secrets. */
+export interface SftpTarget {
+  readonly host: string;
+  readonly port: number;
+  readonly username: string;
+  readonly password?: string;
+  readonly privateKey?: string;
+  readonly passphrase?: string;
+}
+
+/** Outcome of one transfer attempt: a failure says whether trying again later may succeed. */
+export type TransferOutcome = { readonly ok: true } | { readonly ok: false; readonly retryable: boolean; readonly message: string };
+
+/** Uploads files to partners' SFTP servers (the file appears whole, under its final name). */
+export interface SftpUploader {
+  upload(target: SftpTarget, directory: string, filename: string, bytes: Buffer): Promise<TransferOutcome>;
+}
+
+/** Everything a node adapter is built with. */
+export interface NodeDeps {
+  readonly stores: ProcessingStores;
+  readonly config: ConfigView;
+  readonly ledger: StepLedger;
+  readonly emitter: Emitter;
+  readonly logger: Logger;
+  /** Mappings; without one, a setting's mapping fails as an expression fault. */
+  readonly mappings?: MappingRunner;
+  /** SFTP uploads (sftp_upload). */
+  readonly sftp?: SftpUploader;
+  /** Wall clock (injectable for tests). */
+  readonly wallClock: () => Micros;
+}

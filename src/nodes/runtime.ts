@@ -1,0 +1,122 @@
+/**
+ * Writes a step's effects, always in this order, then produces its messages:
+ *
+ *   1. artifacts (bytes before rows, so a visible artifact is complete)
+ *   2. transactions recorded, then partial updates, then failures noted on traces
+ *   3. results
+ *   4. one produce: result, transaction-change, log and feed-request events, then the next work
+ *
+ * Every write is idempotent (deterministic keys), so a crash anywhere is repaired by the
+ * redelivery of the same work: the same rows are rewritten and the same messages produced.
+ */
+import { TOPICS } from '../wire/topics.ts';
+import type { ResultEvent } from '../wire/result-event.v1.ts';
+import type { LogEvent } from '../wire/log-event.v1.ts';
+import type { FeedRequestMessage } from '../wire/feed-request.v1.ts';
+import type { TransactionChange } from '../wire/transaction-change.v1.ts';
+import { delayTierFor, type DelayedMessage } from '../wire/delayed.v1.ts';
+import { stageTopic } from '../wire/topics.ts';
+import type { NodeService } from '../domain/node-services.ts';
+import type { FeedRequest, LogRecord, Micros, ResultRecord } from '../domain/records.ts';
+import type { Effects } from './step.ts';
+import type { Emitter, OutgoingMessage, ProcessingStores } from './ports.ts';
+
+/** Runs `fn` over `items` with at most `limit` at once. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const i = next++;
+      if (i >= items.length) return;
+      out[i] = await fn(items[i]!, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+const WRITE_CONCURRENCY = 64;
+
+export function resultEvent(r: ResultRecord): ResultEvent {
+  return {
+    id: r.id,
+    organizationId: r.organizationId,
+    traceGuid: r.traceGuid,
+    transactionId: r.transactionId,
+    flowId: r.flowId,
+    nodeId: r.nodeId,
+    nodeName: r.nodeName,
+    service: r.service,
+    status: r.status,
+    direction: r.direction,
+    partnerKey: r.partnerKey,
+    errorMessage: typeof r.detail.errorMessage === 'string' ? r.detail.errorMessage : null,
+    resend: r.resend,
+    detail: JSON.stringify(r.detail),
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    version: r.updatedAt,
+  };
+}
+
+export function logEvent(l: LogRecord): LogEvent {
+  return { id: l.id, organizationId: l.organizationId, traceGuid: l.traceGuid, level: l.level, message: l.message, nodeName: l.nodeName, createdAt: l.createdAt };
+}
+
+export function feedRequestMessage(f: FeedRequest): FeedRequestMessage {
+  return {
+    id: f.id,
+    organizationId: f.organizationId,
+    direction: f.direction,
+    status: f.status,
+    partnerKey: f.partnerKey,
+    traceGuid: f.traceGuid,
+    resultId: f.resultId,
+    transactionId: f.transactionId,
+    detail: f.detail,
+    requestedAt: f.requestedAt,
+  };
+}
+
+/** The messages of `e`, in produce order (`encode` gives the registry bytes of a delayed message's payload). */
+export function messagesOf(e: Effects, changedAt: Micros, encode: Emitter['encode']): OutgoingMessage[] {
+  const out: OutgoingMessage[] = [];
+  for (const r of e.results) out.push({ topic: TOPICS.results, key: r.traceGuid, value: resultEvent(r) });
+  const changed = new Map<string, TransactionChange>();
+  for (const t of e.transactions) changed.set(t.id, { id: t.id, organizationId: t.organizationId, traceGuid: t.traceGuid, changedAt });
+  for (const u of e.updates) changed.set(u.id, { id: u.id, organizationId: u.organizationId, traceGuid: u.traceGuid, changedAt });
+  for (const c of changed.values()) out.push({ topic: TOPICS.transactions, key: c.traceGuid, value: c });
+  for (const l of e.logs) out.push({ topic: TOPICS.logs, key: l.traceGuid, value: logEvent(l) });
+  for (const f of e.feed) out.push({ topic: TOPICS.feedRequests, key: f.traceGuid, value: feedRequestMessage(f) });
+  for (const m of e.emit) out.push({ topic: m.topic, key: m.key, value: m.value });
+  for (const l of e.later) {
+    const target = stageTopic(l.message.service as NodeService);
+    const delayed: DelayedMessage = {
+      id: l.message.id,
+      dueAt: l.dueAt,
+      targetTopic: target,
+      key: l.message.traceGuid,
+      value: encode(target, l.message),
+      headers: {},
+      reason: l.reason,
+      attempt: Math.max(1, Number(l.message.params['deliveryAttempt'] ?? '1') || 1),
+    };
+    out.push({ topic: delayTierFor(Math.max(0, l.dueAt / 1000 - changedAt / 1000)), key: l.message.traceGuid, value: delayed });
+  }
+  return out;
+}
+
+/** Writes `e` and produces its messages. */
+export async function applyEffects(stores: ProcessingStores, emitter: Emitter, e: Effects, changedAt: Micros): Promise<void> {
+  const withBytes = e.artifacts.filter((a) => a.bytes !== null);
+  const aliases = e.artifacts.filter((a) => a.bytes === null);
+  await mapLimit(withBytes, WRITE_CONCURRENCY, (a) => stores.artifacts.put(a.record, a.bytes!));
+  await mapLimit(aliases, WRITE_CONCURRENCY, (a) => stores.artifacts.alias(a.record));
+  if (e.transactions.length > 0) await stores.transactions.record(e.transactions);
+  if (e.updates.length > 0) await stores.transactions.update(e.updates);
+  await mapLimit(e.traceErrors, WRITE_CONCURRENCY, (t) => stores.transactions.recordTraceError(t.organizationId, t.traceGuid, t.error));
+  if (e.results.length > 0) await stores.results.put(e.results);
+  const messages = messagesOf(e, changedAt, (t, v) => emitter.encode(t, v));
+  if (messages.length > 0) await emitter.produce(messages);
+}

@@ -1,0 +1,53 @@
+/**
+ * sftp_upload, the adapter: reads the stored document and the connection (with its secrets),
+ * uploads through the SftpUploader (atomic: the partner never sees a half file) and hands the
+ * outcome to the step.
+ */
+import { failure } from '../outcomes.ts';
+import { perItemNode, type NodeModule } from '../node.ts';
+import type { NodeDeps } from '../ports.ts';
+import { uploadFilename, uploaded } from './step.ts';
+
+export function sftpUploadNode(deps: NodeDeps): NodeModule {
+  return perItemNode(
+    'sftp_upload',
+    deps,
+    async (ctx) => {
+      const m = ctx.message;
+      const org = m.organizationId;
+      const document = m.artifacts[0];
+      const connectionId = ctx.node?.config['connectionId'];
+      const connection = typeof connectionId === 'string' ? await deps.config.connection(org, connectionId) : null;
+      if (!document) return failure(ctx, { transactionId: m.transactionId, message: 'No document reached the upload step.', direction: 'outbound', at: ctx.now });
+      if (!connection || connection.kind !== 'sftp' || !connection.host) {
+        return failure(ctx, { transactionId: m.transactionId, message: `The SFTP connection of this flow (${typeof connectionId === 'string' ? connectionId : 'none'}) no longer exists; nothing was uploaded.`, direction: 'outbound', at: ctx.now, artifacts: [document] });
+      }
+      const record = await deps.stores.artifacts.get(org, document.id);
+      const filename = uploadFilename(ctx, document);
+      const directory = connection.outboundDirectory ?? '.';
+      const attempt = Number(m.params['deliveryAttempt'] ?? '1') || 1;
+      if (!record) {
+        return failure(ctx, { transactionId: m.transactionId, message: `The document ${document.filename ?? document.id} is no longer stored; nothing was uploaded.`, direction: 'outbound', at: ctx.now, artifacts: [document] });
+      }
+      if (!deps.sftp) return failure(ctx, { transactionId: m.transactionId, message: 'SFTP uploads are not available in this process.', direction: 'outbound', at: ctx.now });
+      const secrets = await deps.config.secrets(org, 'connection', connection.id);
+      const bytes = await deps.stores.artifacts.read(record);
+      const outcome = await deps.sftp.upload(
+        {
+          host: connection.host,
+          port: connection.port ?? 22,
+          username: connection.username ?? '',
+          ...(secrets['password'] ? { password: secrets['password'] } : {}),
+          ...(secrets['privateKey'] ? { privateKey: secrets['privateKey'] } : {}),
+          ...(secrets['passphrase'] ? { passphrase: secrets['passphrase'] } : {}),
+        },
+        directory,
+        filename,
+        bytes,
+      );
+      const isAck = m.params['purpose'] === 'acknowledgment';
+      return uploaded(ctx, { document, filename, directory, host: connection.host, attempt, outcome, tracksAcknowledgment: !isAck && (ctx.partner?.trackAcknowledgments ?? false) });
+    },
+    { concurrency: 8 },
+  );
+}

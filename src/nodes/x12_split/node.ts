@@ -1,0 +1,247 @@
+/**
+ * x12_split, the adapter: streams the input artifact from the store through the X12 reader
+ * (memory stays flat whatever the file's size), loads the partner's settings, implementations
+ * and the duplicate index, and hands each set to the step; effects are written in parts as the
+ * file is read, so a 20,000-set interchange never sits in memory. A group's first set waits for
+ * the group's trailer, because a group-level structural warning belongs on it.
+ */
+import { TdxError, isTdxError } from '../../errors.ts';
+import type { EnvelopeRecord } from '../../domain/configuration.ts';
+import type { InterchangeKey } from '../../domain/processing-ports.ts';
+import { JSON_CONTENT_TYPE, type ArtifactPointer, type ArtifactRecord, type WarningRecord } from '../../domain/records.ts';
+import { readX12Stream, structuralWarning, type GroupHeader, type InterchangeHeader, type StructuralFinding } from '../../x12/index.ts';
+import { referenceOf, resolveImplementation, segmentNotes, translateAndValidateJson, type Implementation } from '../../x12/impl/index.ts';
+import { contextOf, type BatchContext, type NodeModule, type WorkItem } from '../node.ts';
+import type { NodeDeps } from '../ports.ts';
+import { applyEffects } from '../runtime.ts';
+import { artifactId, failure, stepResultId } from '../outcomes.ts';
+import { effects, effectsSize, mergeEffects, type Effects, type StepContext } from '../step.ts';
+import {
+  ackRequest,
+  ackStub,
+  ackWork,
+  duplicateOf,
+  inboundSetting,
+  isAcknowledgment,
+  recordSet,
+  senderMismatch,
+  segmentErrorsOf,
+  transactionIdOf,
+  unreadable,
+  usageMismatch,
+  type AckSetEntry,
+  type SetInput,
+} from './step.ts';
+
+const encoder = new TextEncoder();
+/** Rows and messages gathered before they are written. */
+const FLUSH_AT = 4000;
+
+export function x12SplitNode(deps: NodeDeps): NodeModule {
+  return {
+    service: 'x12_split',
+    async handle(items: readonly WorkItem[], batch: BatchContext) {
+      const clocks = await deps.ledger.clocks(
+        items.map((i) => i.message.id),
+        deps.wallClock(),
+      );
+      for (const item of items) {
+        const ctx = await contextOf(deps, item.message, clocks.get(item.message.id) ?? deps.wallClock());
+        await split(ctx, deps, batch);
+      }
+    },
+    async giveUp(items, err, attempts) {
+      const clocks = await deps.ledger.clocks(
+        items.map((i) => i.message.id),
+        deps.wallClock(),
+      );
+      const all = effects();
+      for (const item of items) {
+        const ctx = await contextOf(deps, item.message, clocks.get(item.message.id) ?? deps.wallClock());
+        mergeEffects(
+          all,
+          failure(ctx, {
+            transactionId: null,
+            message: `Splitting the interchange failed after ${attempts} attempts and was set aside for operators: ${err instanceof Error ? err.message : String(err)}`,
+            direction: 'inbound',
+            at: ctx.now,
+          }),
+        );
+      }
+      await applyEffects(deps.stores, deps.emitter, all, deps.wallClock());
+    },
+  };
+}
+
+interface GroupState {
+  readonly header: GroupHeader;
+  readonly interchange: InterchangeHeader;
+  readonly index: number;
+  first: SetInput | null;
+  firstResultId: string | null;
+  readonly acks: AckSetEntry[];
+}
+
+async function split(ctx: StepContext, deps: NodeDeps, batch: BatchContext): Promise<void> {
+  const m = ctx.message;
+  const org = m.organizationId;
+  const input = m.artifacts.find((a) => a.usage === 'input') ?? m.artifacts[0];
+  let pending = effects();
+  const flush = async (): Promise<void> => {
+    const e = pending;
+    pending = effects();
+    await applyEffects(deps.stores, deps.emitter, e, deps.wallClock());
+    await batch.heartbeat();
+  };
+  const add = async (e: Effects): Promise<void> => {
+    mergeEffects(pending, e);
+    if (effectsSize(pending) >= FLUSH_AT) await flush();
+  };
+
+  if (!ctx.partner || !ctx.flow || !input) {
+    await add(failure(ctx, { transactionId: null, message: `The inbound flow ${m.flowId ?? '(none)'} or its partner ${m.partnerKey ?? '(none)'} no longer exists; the document was not split.`, direction: 'inbound', at: ctx.now }));
+    return flush();
+  }
+  const record = await deps.stores.artifacts.get(org, input.id);
+  if (!record) {
+    await add(failure(ctx, { transactionId: null, message: `The received file ${input.filename ?? input.id} is no longer stored; the document was not split.`, direction: 'inbound', at: ctx.now, artifacts: [input] }));
+    return flush();
+  }
+  const partner = ctx.partner;
+  const externalId = typeof ctx.node?.config['externalEnvelopeId'] === 'string' ? ctx.node.config['externalEnvelopeId'] : partner.externalEnvelopeId;
+  const external: EnvelopeRecord | null = externalId ? await deps.config.envelope(org, externalId) : null;
+  const inputNode = ctx.flow.nodes[0];
+  const inputNodeName = inputNode?.name ?? 'Input';
+  const wantsAcks = ctx.flow.connections.some((c) => c.from === m.nodeId && ctx.flow!.nodes.find((n) => n.id === c.to)?.service === 'ack_generate');
+  const models = new Map<string, Implementation | null>();
+  const modelOf = async (implementationId: string): Promise<Implementation | null> => {
+    if (!models.has(implementationId)) models.set(implementationId, await deps.config.implementationModel(org, implementationId));
+    return models.get(implementationId) ?? null;
+  };
+
+  let ordinal = 0;
+  let interchangeIndex = -1;
+  let groupOrdinal = 0;
+  let groupIndex = -1;
+  let icWarnings: WarningRecord[] = [];
+  let icKey: InterchangeKey | null = null;
+  let icDuplicate: { checked: boolean; value: string | null } = { checked: false, value: null };
+  let group: GroupState | null = null;
+
+  const finishGroup = async (groupFindings: readonly StructuralFinding[], trailer: Parameters<typeof ackRequest>[0]['trailer']): Promise<void> => {
+    const g = group;
+    group = null;
+    if (!g) return;
+    if (g.first) {
+      const groupWarnings = groupFindings.map(structuralWarning).filter((w): w is NonNullable<typeof w> => w !== null);
+      const first: SetInput = { ...g.first, warnings: [...g.first.warnings, ...groupWarnings] };
+      const out = recordSet(ctx, first);
+      g.firstResultId = out.resultId;
+      await add(out.effects);
+    }
+    if (wantsAcks && g.header.functionalId !== 'FA' && g.acks.length > 0) {
+      const request = ackRequest({ header: g.header, interchange: g.interchange, findings: groupFindings, trailer }, g.acks, { interchangeIndex, groupIndex: g.index });
+      const owner = g.firstResultId ?? stepResultId(ctx, null);
+      const bytes = encoder.encode(JSON.stringify(request));
+      const rec: ArtifactRecord = {
+        organizationId: org,
+        id: artifactId(owner, 'ack_request', g.index),
+        traceGuid: m.traceGuid,
+        resultId: owner,
+        nodeName: ctx.node?.name ?? 'Split interchange',
+        usage: 'ack_request',
+        contentType: JSON_CONTENT_TYPE,
+        filename: `ack-request-${interchangeIndex}-${g.index}.json`,
+        size: bytes.byteLength,
+        sha256: '',
+        blobId: artifactId(owner, 'ack_request', g.index),
+        createdAt: ctx.now + ordinal,
+      };
+      const pointer: ArtifactPointer = { id: rec.id, usage: rec.usage, contentType: rec.contentType, filename: rec.filename };
+      const e = ackWork(ctx, pointer, owner, ctx.now + ordinal, groupOrdinal++);
+      e.artifacts.unshift({ record: rec, bytes });
+      await add(e);
+    }
+  };
+
+  try {
+    for await (const ev of readX12Stream(deps.stores.artifacts.chunks(record))) {
+      if (ev.type === 'interchange') {
+        interchangeIndex++;
+        const h = ev.header;
+        icWarnings = [];
+        const mismatch = senderMismatch(h, external);
+        if (mismatch) icWarnings.push(mismatch);
+        icKey = { organizationId: org, senderQualifier: h.sender.qualifier.trim(), senderExtid: h.sender.id.trim(), interchangeControlNumber: h.controlNumber.trim(), usageClass: h.usageIndicator === 'T' ? 'T' : 'P' };
+        icDuplicate = { checked: false, value: null };
+        groupIndex = -1;
+      } else if (ev.type === 'group') {
+        if (group) await finishGroup([], null);
+        group = { header: ev.header, interchange: ev.interchange, index: ++groupIndex, first: null, firstResultId: null, acks: [] };
+      } else if (ev.type === 'set') {
+        const set = ev.set;
+        if (!group || group.header !== set.group) {
+          if (group) await finishGroup([], null);
+          group = { header: set.group, interchange: set.interchange, index: ++groupIndex, first: null, firstResultId: null, acks: [] };
+        }
+        const txId = transactionIdOf(m.traceGuid, ordinal);
+        const createdAt = ctx.now + ordinal;
+        if (!icDuplicate.checked && icKey) {
+          const sightings = await deps.stores.transactions.sightings(icKey);
+          icDuplicate = { checked: true, value: duplicateOf(sightings, { traceGuid: m.traceGuid, interchangeIndex, createdAt }) };
+          await deps.stores.transactions.sighting(icKey, { traceGuid: m.traceGuid, interchangeIndex, transactionId: txId, createdAt });
+        }
+        const ic = set.interchange;
+        const setting = inboundSetting(partner, set.transactionSetIdentifier, set.group.release, ic.usageIndicator);
+        const model = setting ? await modelOf(setting.implementationId) : resolveImplementation(set.transactionSetIdentifier, set.group.release);
+        const t = translateAndValidateJson(set, model);
+        const warnings: WarningRecord[] = [...icWarnings];
+        for (const f of ev.findings) {
+          const w = structuralWarning(f);
+          if (w) warnings.push(w);
+        }
+        if (!isAcknowledgment(set.transactionSetIdentifier)) {
+          const u = usageMismatch(partner, set.transactionSetIdentifier, ic.usageIndicator);
+          if (u) warnings.push(u);
+        }
+        for (const w of t.warnings) warnings.push(w);
+        const ref = referenceOf(set);
+        const setInput: SetInput = {
+          set,
+          ordinal,
+          interchangeIndex,
+          setting,
+          translation: encoder.encode(t.json),
+          warnings,
+          findings: t.findings,
+          structuralOnly: model === null,
+          duplicateOf: icDuplicate.value,
+          reference: ref === null ? null : ref.trimEnd() || null,
+          input,
+          inputNodeName,
+        };
+        group.acks.push({ transactionId: txId, set: ackStub(set), findings: ev.findings, segmentErrors: segmentErrorsOf(segmentNotes(t.findings)) });
+        if (group.first === null && group.acks.length === 1) group.first = setInput;
+        else {
+          const out = recordSet(ctx, setInput);
+          await add(out.effects);
+        }
+        ordinal++;
+      } else if (ev.type === 'group_end') {
+        if (!group) group = { header: ev.header, interchange: ev.interchange, index: ++groupIndex, first: null, firstResultId: null, acks: [] };
+        await finishGroup(ev.findings, ev.trailer);
+      } else if (ev.type === 'interchange_end') {
+        if (group) await finishGroup([], null);
+      }
+    }
+    if (group) await finishGroup([], null);
+  } catch (err) {
+    if (!isTdxError(err) || err.code !== 'x12_unreadable') throw err;
+    if (group) await finishGroup([], null);
+    await add(unreadable(ctx, { message: err.message, details: err.details }, input));
+  }
+  if (ordinal === 0 && interchangeIndex < 0 && effectsSize(pending) === 0) {
+    throw new TdxError('internal_error', 'The X12 reader yielded nothing for a non-empty input.');
+  }
+  await flush();
+}

@@ -1,0 +1,35 @@
+/**
+ * The inbound pipeline end to end on the real stack: an interchange submitted through the
+ * partner endpoint is recorded, split, mapped, validated and placed on the feed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { statusOf } from '../../../src/domain/records.ts';
+import { eventually } from '../helpers/isolated-config.ts';
+import { interchange, po850, pollingPartnerDoc, startPipeline, type Pipeline } from './support.ts';
+
+let p: Pipeline;
+beforeAll(async () => {
+  p = await startPipeline(pollingPartnerDoc());
+}, 180_000);
+afterAll(async () => p?.stop());
+
+describe('inbound pipeline', () => {
+  it('delivers a two-set interchange to the feed with every list field recorded', async () => {
+    const edi = interchange({ control: 101, groups: [{ sets: [po850('PO-1'), po850('PO-2', 3)] }] });
+    const r = await p.submitEdi('globex', edi);
+    expect(r.status).toBe(202);
+    const trace = r.body['traceGuid'] as string;
+    const txs = await p.settled(trace, 2);
+    expect(txs.map((t) => statusOf(t))).toEqual(['delivered', 'delivered']);
+    expect(txs.map((t) => t.reference)).toEqual(['PO-1', 'PO-2']);
+    expect(txs[0]).toMatchObject({ direction: 'inbound', usageIndicator: 'P', partnerKey: 'GLOBEX', senderExtid: 'PARTNER', senderQualifier: 'ZZ', receiverExtid: 'US', interchangeControlNumber: '000000101', groupControlNumber: '101', transactionSetControlNumber: '0001' });
+    const delivered = await eventually(async () => {
+      const t = await p.transactions(trace);
+      return t.every((x) => x.deliveredAt !== null) ? t : undefined;
+    }, 30_000, 'deliveredAt');
+    expect(delivered.length).toBe(2);
+    const results = await p.results(trace);
+    expect(results.map((x) => x.service).sort()).toEqual(['feed', 'feed', 'mapping', 'mapping', 'partner_endpoint', 'validation', 'validation', 'x12_split', 'x12_split'].sort());
+    expect(results.every((x) => x.status === 'success')).toBe(true);
+  });
+});

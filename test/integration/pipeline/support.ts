@@ -1,0 +1,173 @@
+/**
+ * The pipeline on the real stack, in this test process: an isolated configuration (own topic
+ * prefix, keyspace, ClickHouse database, chDB folder), every migration, an organization with a
+ * configuration applied, a standard key, and the service's roles started (`all` by default).
+ * Helpers submit documents through the HTTP API and read what the pipeline stored.
+ */
+import { writeInterchange, type SegmentToWrite } from '../../../src/x12/index.ts';
+import { runMigrate } from '../../../src/cli/commands/migrate.ts';
+import { createLogger } from '../../../src/logger.ts';
+import { parseRoles, startService } from '../../../src/main.ts';
+import { Resources } from '../../../src/roles/resources.ts';
+import { createApiKey, applyConfig, createOrganization } from '../../../src/admin/admin-service.ts';
+import { CassandraOrganizationStore } from '../../../src/adapters/cassandra/organization-store.ts';
+import { CassandraConfigAdminStore } from '../../../src/adapters/cassandra/config-store.ts';
+import { x12ImplementationEngine } from '../../../src/domain/x12-implementation-engine.ts';
+import type { ConfigDocument } from '../../../src/domain/configuration.ts';
+import type { StoredTransaction, ResultRecord } from '../../../src/domain/records.ts';
+import { statusOf } from '../../../src/domain/records.ts';
+import type { ServiceParts } from '../../../src/service.ts';
+import { captureIo, eventually, isolatedConfig, type Isolated } from '../helpers/isolated-config.ts';
+
+export interface Pipeline {
+  readonly iso: Isolated;
+  readonly org: string;
+  readonly key: string;
+  readonly url: string;
+  /** Resources of the test's own reads (Cassandra stores, ClickHouse). */
+  readonly reader: Resources;
+  submitEdi(partnerKey: string, body: string | Buffer, contentType?: string): Promise<{ status: number; body: Record<string, unknown> }>;
+  api(path: string, init?: RequestInit): Promise<{ status: number; body: Record<string, unknown>; text: string; headers: Headers }>;
+  transactions(traceGuid: string): Promise<StoredTransaction[]>;
+  results(traceGuid: string): Promise<ResultRecord[]>;
+  /** Waits until every transaction of the trace has left `processing` (and at least `count` exist). */
+  settled(traceGuid: string, count?: number, timeoutMs?: number): Promise<StoredTransaction[]>;
+  apply(doc: ConfigDocument): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface PipelineOptions {
+  readonly roles?: string;
+  readonly env?: Record<string, string>;
+  readonly parts?: ServiceParts;
+}
+
+export async function startPipeline(doc: ConfigDocument, opts: PipelineOptions = {}): Promise<Pipeline> {
+  const iso = isolatedConfig({ TDX_API_PORT: '0', TDX_FEED_VISIBILITY_LAG_MS: '500', TDX_LOG_VISIBILITY_LAG_MS: '500', ...(opts.env ?? {}) });
+  const logger = createLogger({ ...iso.config, logLevel: (process.env['TDX_TEST_LOG_LEVEL'] as 'silent' | undefined) ?? 'silent' });
+  await runMigrate(iso.config, logger, captureIo().io);
+  const reader = new Resources(iso.config, logger);
+  const client = await reader.cassandra();
+  const orgs = new CassandraOrganizationStore(client);
+  const admin = new CassandraConfigAdminStore(client);
+  const org = (await createOrganization(orgs, 'Pipeline test')).id;
+  await applyConfig(orgs, admin, org, doc, x12ImplementationEngine, { author: 'test' });
+  const { key } = await createApiKey(orgs, org, 'standard', 'test');
+  let printed = '';
+  const out = { write: (t: string) => (printed += t) };
+  const stop = await startService(iso.config, logger, parseRoles(opts.roles ?? 'all'), out, opts.parts);
+  const port = /listening on http:\/\/[^:]+:(\d+)/.exec(printed)?.[1];
+  const url = port ? `http://127.0.0.1:${port}` : '';
+  const stores = await reader.stores();
+
+  const api = async (path: string, init: RequestInit = {}) => {
+    const res = await fetch(`${url}${path}`, { ...init, headers: { authorization: `Key ${key}`, ...(init.headers ?? {}) }, signal: AbortSignal.timeout(60_000) });
+    const text = await res.text();
+    let body: Record<string, unknown> = {};
+    try {
+      body = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, body, text, headers: res.headers };
+  };
+  const p: Pipeline = {
+    iso,
+    org,
+    key,
+    url,
+    reader,
+    submitEdi: async (partnerKey, body, contentType = 'application/edi-x12') => {
+      const r = await api(`/platform/partners/${encodeURIComponent(partnerKey)}/edi`, { method: 'POST', body: typeof body === 'string' ? body : new Uint8Array(body), headers: { 'content-type': contentType } });
+      return { status: r.status, body: r.body };
+    },
+    api,
+    transactions: (trace) => stores.transactions.byTrace(org, trace),
+    results: (trace) => stores.results.byTrace(org, trace),
+    settled: (trace, count = 1, timeoutMs = 90_000) =>
+      eventually(
+        async () => {
+          const txs = await stores.transactions.byTrace(org, trace);
+          return txs.length >= count && txs.every((t) => statusOf(t) !== 'processing') ? txs : undefined;
+        },
+        timeoutMs,
+        `trace ${trace} to settle`,
+      ),
+    apply: async (d) => {
+      await applyConfig(orgs, admin, org, d, x12ImplementationEngine, { author: 'test' });
+    },
+    stop: async () => {
+      await stop();
+      await reader.close();
+      await iso.cleanup();
+    },
+  };
+  return p;
+}
+
+export interface SetSpec {
+  readonly id: string;
+  readonly control?: string;
+  readonly segments: readonly SegmentToWrite[];
+}
+
+/** A whole interchange written with the engine. */
+export function interchange(opts: {
+  sender?: { qualifier: string; id: string };
+  receiver?: { qualifier: string; id: string };
+  control: number;
+  usage?: string;
+  release?: string;
+  groups: { control?: number; sets: SetSpec[] }[];
+}): string {
+  return writeInterchange(
+    {
+      sender: opts.sender ?? { qualifier: 'ZZ', id: 'PARTNER' },
+      receiver: opts.receiver ?? { qualifier: 'ZZ', id: 'US' },
+      interchangeControlNumber: opts.control,
+      usageIndicator: opts.usage ?? 'P',
+      date: new Date('2026-03-01T10:00:00Z'),
+      lineBreak: true,
+    },
+    opts.groups.map((g, gi) => ({
+      controlNumber: g.control ?? opts.control + gi,
+      release: opts.release ?? '004010',
+      sets: g.sets.map((s, si) => ({ transactionSetIdentifier: s.id, controlNumber: s.control ?? String(si + 1).padStart(4, '0'), segments: s.segments })),
+    })),
+  );
+}
+
+/** A small valid 850 body (BEG, one PO1 line, CTT). */
+export function po850(po: string, lines = 1): SetSpec {
+  const segs: SegmentToWrite[] = [{ id: 'BEG', elements: ['00', 'SA', po, '', '20260301'] }];
+  for (let i = 1; i <= lines; i++) segs.push({ id: 'PO1', elements: [String(i), '10', 'EA', '2.5', '', 'VP', `SKU-${i}`] });
+  segs.push({ id: 'CTT', elements: [String(lines)] });
+  return { id: '850', segments: segs };
+}
+
+/** A configuration document with one partner on partner-endpoint input, polling delivery. */
+export function pollingPartnerDoc(opts: { key?: string; acks?: boolean; sftp?: { host: string; port: number; username: string; privateKey: string; outboundDirectory: string; inboundDirectory: string } } = {}): ConfigDocument {
+  const key = opts.key ?? 'GLOBEX';
+  return {
+    envelopes: [
+      { name: 'us', external: false, interchangeExtid: 'US', interchangeExtidQualifier: 'ZZ', applicationCode: 'US' },
+      { name: 'them', external: true, interchangeExtid: 'PARTNER', interchangeExtidQualifier: 'ZZ', applicationCode: 'PARTNER' },
+    ],
+    ...(opts.sftp
+      ? { connections: [{ name: 'partner-sftp', kind: 'sftp' as const, host: opts.sftp.host, port: opts.sftp.port, username: opts.sftp.username, privateKey: opts.sftp.privateKey, inboundDirectory: opts.sftp.inboundDirectory, outboundDirectory: opts.sftp.outboundDirectory }] }
+      : {}),
+    implementations: [{ name: 'po-850', version: '1', status: 'published' as const, transactionSet: { identifier: '850', release: '004010' }, definition: { base: true } }],
+    partners: [
+      {
+        key,
+        name: `${key} Inc`,
+        deliveryMethod: 'polling' as const,
+        generateAcknowledgments: opts.acks ?? false,
+        trackAcknowledgments: false,
+        ...(opts.sftp ? { connection: 'partner-sftp', frequency: 0 } : {}),
+        envelopes: { internal: 'us', external: 'them' },
+        transactionSets: [{ transactionSetIdentifier: '850', release: '004010', direction: 'inbound' as const, usageIndicator: 'P' as const, implementation: 'po-850' }],
+      },
+    ],
+  };
+}
