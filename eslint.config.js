@@ -5,6 +5,10 @@ import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 
 const drivers = ['kafkajs', '@kafkajs/*', 'cassandra-driver', '@clickhouse/*', 'chdb', 'chdb/*', 'koa', '@koa/*', 'ssh2', 'pino'];
+/** Import patterns of one or more layers (folders under src/). */
+const layers = (...names) => names.flatMap((n) => [`**/${n}/**`, `**/${n}`]);
+/** The composition root and the process entry. */
+const top = ['**/service', '**/service.ts', '**/main', '**/main.ts'];
 const restrict = (patterns, message) => ({
   'no-restricted-imports': ['error', { patterns: [{ group: patterns, message }] }],
 });
@@ -26,25 +30,52 @@ export default tseslint.config(
       'import-x/no-cycle': 'error',
     },
   },
+  // Layers, innermost first. Each block names what the files may NOT import; patterns are given
+  // with and without the .ts suffix, because imports here always carry it.
   {
     files: ['src/domain/**/*.ts', 'src/x12/**/*.ts', 'src/errors.ts'],
-    rules: restrict([...drivers, '**/wire/**', '**/nodes/**', '**/adapters/**', '**/http/**', '**/roles/**', 'node:fs', 'node:net', 'node:http'], 'domain and x12 are pure: no drivers, no I/O, no outer layers'),
+    rules: restrict([...drivers, ...layers('wire', 'nodes', 'adapters', 'http', 'roles', 'admin', 'cli'), ...top, 'node:fs', 'node:net', 'node:http', 'node:worker_threads', 'node:child_process'], 'domain and x12 are pure: no drivers, no I/O, no outer layers'),
   },
   {
     files: ['src/wire/**/*.ts'],
-    rules: restrict([...drivers.filter((d) => d !== '@kafkajs/*'), '**/nodes/**', '**/adapters/**', '**/http/**', '**/roles/**'], 'wire codecs import only domain'),
+    rules: restrict([...drivers.filter((d) => d !== '@kafkajs/*'), ...layers('nodes', 'adapters', 'http', 'roles', 'admin', 'cli'), ...top], 'wire codecs import only domain'),
   },
   {
-    files: ['src/nodes/**/step.ts'],
-    rules: restrict([...drivers, '**/adapters/**', '**/http/**', '**/roles/**'], 'steps are pure: no drivers, no adapters'),
+    files: ['src/nodes/**/step.ts', 'src/nodes/step.ts', 'src/nodes/outcomes.ts'],
+    rules: restrict([...drivers, ...layers('adapters', 'http', 'roles', 'admin', 'cli'), ...top, 'node:*', '**/runtime', '**/runtime.ts', '**/ports', '**/ports.ts', '**/node', '**/node.ts', '**/config-view', '**/config-view.ts'], 'steps are pure: no drivers, no adapters, no I/O, no ports'),
+  },
+  {
+    files: ['src/nodes/**/*.ts'],
+    ignores: ['src/nodes/**/step.ts', 'src/nodes/step.ts', 'src/nodes/outcomes.ts'],
+    rules: restrict([...drivers.filter((d) => d !== 'pino'), ...layers('adapters', 'http', 'roles', 'admin', 'cli'), ...top], 'node adapters reach stores and transports only through ports (src/nodes/ports.ts), never a driver or an adapter'),
   },
   {
     files: ['src/adapters/**/*.ts'],
-    rules: restrict(['koa', '@koa/*', '**/http/**', '**/roles/**'], 'adapters never import the HTTP layer or roles'),
+    rules: restrict(['koa', '@koa/*', ...layers('http', 'roles', 'admin', 'cli'), ...top], 'adapters never import the HTTP layer, roles or the process entry'),
   },
   {
     files: ['src/http/**/*.ts'],
-    rules: restrict(['**/roles/**', '**/main'], 'http never imports roles or main'),
+    rules: restrict([...layers('roles', 'admin', 'cli'), ...top], 'http never imports roles, the composition root or the process entry'),
+  },
+  {
+    files: ['src/roles/**/*.ts'],
+    rules: restrict([...layers('admin', 'cli'), ...top], 'roles sit below the composition root (service.ts) and the process entry (main.ts)'),
+  },
+  {
+    files: ['src/service.ts'],
+    rules: restrict([...layers('admin', 'cli'), '**/main', '**/main.ts'], 'the composition root never imports the process entry or the command line'),
+  },
+  {
+    files: ['src/main.ts'],
+    rules: restrict(layers('admin', 'cli'), 'the process entry never imports the command line'),
+  },
+  {
+    files: ['src/admin/**/*.ts'],
+    rules: restrict([...layers('http', 'roles', 'nodes', 'cli'), ...top], 'administration works over stores and the domain; it never imports the HTTP layer, roles or the command line'),
+  },
+  {
+    files: ['src/cli/**/*.ts'],
+    rules: restrict(['koa', '@koa/*', 'cassandra-driver', 'kafkajs', '@clickhouse/*', ...layers('http', 'nodes')], 'the command line reaches stores through adapters and admin, and the service through main'),
   },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],

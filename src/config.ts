@@ -11,6 +11,11 @@ export interface Config {
   readonly serviceName: string;
   /** pino level. @default "info" */
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /**
+   * Log line format: `json` (one JSON object per line, for collectors), `pretty` (readable,
+   * coloured lines) or `auto` (pretty when stdout is a terminal, else JSON). @default "auto"
+   */
+  readonly logFormat: 'auto' | 'json' | 'pretty';
   /** Folder for local data (chDB files, temporary artifacts). @default ".data" */
   readonly dataDir: string;
   readonly api: {
@@ -160,6 +165,7 @@ export function loadConfig(env: Env = process.env): Config {
   const config: Config = {
     serviceName: r.string('TDX_SERVICE_NAME', 'tdx'),
     logLevel: r.oneOf('TDX_LOG_LEVEL', LOG_LEVELS, 'info'),
+    logFormat: r.oneOf('TDX_LOG_FORMAT', ['auto', 'json', 'pretty'] as const, 'auto'),
     dataDir,
     api: {
       host,

@@ -1,0 +1,68 @@
+/**
+ * The import layering (domain ← wire ← nodes/<service>/step ← nodes ← adapters ← http ← roles ←
+ * service ← main ← cli) is enforced by eslint.config.js. Each case here lints a small file
+ * at a path inside a layer that imports something that layer must not, and expects the rule to
+ * fire; and a permitted import to pass. A rule that never fires would let the layering rot.
+ */
+import { ESLint } from 'eslint';
+import tseslint from 'typescript-eslint';
+import { describe, expect, it } from 'vitest';
+
+const eslint = new ESLint({
+  cwd: new URL('../../../', import.meta.url).pathname,
+  // The files below do not exist: lint them without type information.
+  overrideConfig: [{ files: ['**/*.ts'], ...tseslint.configs.disableTypeChecked, languageOptions: { parserOptions: { projectService: false, project: null } } }],
+});
+
+async function restricted(filePath: string, source: string): Promise<string[]> {
+  const [r] = await eslint.lintText(source, { filePath });
+  return (r?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+}
+
+const cases: [string, string, string][] = [
+  ['src/domain/fixture.ts', "import { x } from '../wire/topics.ts';", 'domain and x12 are pure'],
+  ['src/domain/fixture.ts', "import { x } from 'cassandra-driver';", 'domain and x12 are pure'],
+  ['src/x12/fixture.ts', "import { readFile } from 'node:fs';", 'domain and x12 are pure'],
+  ['src/wire/fixture.ts', "import { x } from '../nodes/step.ts';", 'wire codecs import only domain'],
+  ['src/nodes/x12_split/step.ts', "import { x } from '../../adapters/kafka/client.ts';", 'steps are pure'],
+  ['src/nodes/x12_split/step.ts', "import { x } from '../ports.ts';", 'steps are pure'],
+  ['src/nodes/x12_split/step.ts', "import { x } from 'node:fs';", 'steps are pure'],
+  ['src/nodes/step.ts', "import { x } from 'kafkajs';", 'steps are pure'],
+  ['src/nodes/x12_split/node.ts', "import { x } from '../../adapters/cassandra/processing-store.ts';", 'node adapters reach stores'],
+  ['src/nodes/x12_split/node.ts', "import { x } from 'cassandra-driver';", 'node adapters reach stores'],
+  ['src/nodes/runtime.ts', "import { x } from '../roles/resources.ts';", 'node adapters reach stores'],
+  ['src/adapters/fixture.ts', "import { x } from '../http/app.ts';", 'adapters never import'],
+  ['src/adapters/kafka/fixture.ts', "import { x } from '../../roles/role.ts';", 'adapters never import'],
+  ['src/adapters/fixture.ts', "import { x } from '../main.ts';", 'adapters never import'],
+  ['src/http/fixture.ts', "import { x } from '../roles/resources.ts';", 'http never imports'],
+  ['src/http/platform/fixture.ts', "import { x } from '../../service.ts';", 'http never imports'],
+  ['src/roles/fixture.ts', "import { x } from '../main.ts';", 'roles sit below'],
+  ['src/roles/fixture.ts', "import { x } from '../service.ts';", 'roles sit below'],
+  ['src/roles/fixture.ts', "import { x } from '../cli/tdx.ts';", 'roles sit below'],
+  ['src/service.ts', "import { x } from './main.ts';", 'the composition root never imports'],
+  ['src/service.ts', "import { x } from './cli/tdx.ts';", 'the composition root never imports'],
+  ['src/main.ts', "import { x } from './cli/tdx.ts';", 'the process entry never imports'],
+  ['src/admin/fixture.ts', "import { x } from '../http/app.ts';", 'administration works over stores'],
+  ['src/admin/fixture.ts', "import { x } from '../roles/resources.ts';", 'administration works over stores'],
+  ['src/cli/commands/fixture.ts', "import { x } from 'cassandra-driver';", 'the command line reaches stores'],
+  ['src/cli/commands/fixture.ts', "import { x } from '../../nodes/runtime.ts';", 'the command line reaches stores'],
+];
+
+describe('import layering', () => {
+  it.each(cases)('%s: %s is refused', async (file, source, message) => {
+    const found = await restricted(file, source);
+    expect(found.length, `no layering error for ${source} in ${file}`).toBe(1);
+    expect(found[0]).toContain(message);
+  });
+
+  it.each([
+    ['src/nodes/x12_split/step.ts', "import { x } from '../../domain/records.ts';"],
+    ['src/nodes/x12_split/node.ts', "import { x } from '../ports.ts';"],
+    ['src/adapters/fixture.ts', "import { x } from '../nodes/ports.ts';"],
+    ['src/roles/fixture.ts', "import { x } from '../adapters/kafka/client.ts';"],
+    ['src/main.ts', "import { x } from './service.ts';"],
+    ['src/cli/commands/fixture.ts', "import { x } from '../../main.ts';"],
+  ])('%s: %s is allowed', async (file, source) => {
+    expect(await restricted(file, source)).toEqual([]);
+  });
+});
