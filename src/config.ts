@@ -84,6 +84,18 @@ export interface Config {
     /** Most rows inserted into one ClickHouse table per insert. @default 5000 */
     readonly maxBatchRows: number;
   };
+  readonly sftp: {
+    /** Longest wait for the TCP connection, SSH handshake and authentication together. @default 15000 */
+    readonly connectTimeoutMs: number;
+    /** Longest wait for one SFTP request, or for the next chunk of a transfer. @default 30000 */
+    readonly operationTimeoutMs: number;
+    /** An open session left unused this long is closed. @default 60000 */
+    readonly sessionIdleMs: number;
+    /** Most sessions kept open per process; the least recently used is closed first. @default 16 */
+    readonly maxSessions: number;
+    /** Gap between the two listings that tell whether a file is still being written. @default 2000 */
+    readonly stabilityIntervalMs: number;
+  };
   /** Grace period for in-flight work on SIGTERM. @default 15000 */
   readonly shutdownTimeoutMs: number;
 }
@@ -210,6 +222,13 @@ export function loadConfig(env: Env = process.env): Config {
     },
     materializer: {
       maxBatchRows: r.int('TDX_MATERIALIZER_MAX_BATCH_ROWS', 5_000, 1, 1_000_000),
+    },
+    sftp: {
+      connectTimeoutMs: r.int('TDX_SFTP_CONNECT_TIMEOUT_MS', 15_000, 100, 600_000),
+      operationTimeoutMs: r.int('TDX_SFTP_OPERATION_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      sessionIdleMs: r.int('TDX_SFTP_SESSION_IDLE_MS', 60_000, 0, 3_600_000),
+      maxSessions: r.int('TDX_SFTP_MAX_SESSIONS', 16, 1, 10_000),
+      stabilityIntervalMs: r.int('TDX_SFTP_STABILITY_INTERVAL_MS', 2_000, 0, 600_000),
     },
     shutdownTimeoutMs: r.int('TDX_SHUTDOWN_TIMEOUT_MS', 15_000, 0, 600_000),
   };

@@ -41,6 +41,13 @@ export const errorCatalog = {
   x12_unreadable: { status: 422, retriable: false },
   x12_document_invalid: { status: 422, retriable: false },
   migration_failed: { status: 500, retriable: false },
+  // --- partner transports (SFTP); messages name host, port, user and path, never a secret ----
+  sftp_unreachable: { status: 503, retriable: true },
+  sftp_auth_failed: { status: 422, retriable: false },
+  sftp_not_found: { status: 422, retriable: false },
+  sftp_permission_denied: { status: 422, retriable: false },
+  sftp_target_exists: { status: 422, retriable: false },
+  sftp_failed: { status: 422, retriable: false },
 } as const satisfies Record<string, { status: number; retriable: boolean }>;
 
 export type ErrorCode = keyof typeof errorCatalog;

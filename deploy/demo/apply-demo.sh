@@ -3,8 +3,21 @@
 # The organization id is kept in $TDX_DATA_DIR/demo-org-id (default .data), so running this
 # again reuses the organization and the apply changes nothing. Needs the stack up and
 # `npx tdx migrate` run.
+#
+# The demo's SFTP connections take their user, key, host and port from .stack/env (SFTP_*;
+# variables already set win) and use folders relative to the stack sshd's login folder
+# ($SFTP_ROOT, .stack/sshd/root), which are created here.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. deploy/lib.sh
+export_stack_env
+if [[ -n "${SFTP_ROOT:-}" ]]; then
+  for partner in acme globex; do
+    mkdir -p "$SFTP_ROOT/$partner/inbox" "$SFTP_ROOT/$partner/outbox"
+  done
+else
+  echo "[demo] SFTP_ROOT is not set: create acme/{inbox,outbox} and globex/{inbox,outbox} in the SFTP user's login folder yourself" >&2
+fi
 data="${TDX_DATA_DIR:-.data}"
 mkdir -p "$data"
 idfile="$data/demo-org-id"

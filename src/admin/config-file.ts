@@ -6,6 +6,7 @@
  * problem rejects the whole file before anything is written.
  */
 import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
@@ -14,6 +15,7 @@ import { TdxError } from '../errors.ts';
 import type { ConfigDocument } from '../domain/configuration.ts';
 import { checkDocument, type DocPath } from '../domain/config-document.ts';
 import type { ImplementationEngine } from '../domain/implementation-engine.ts';
+import { readKeyFiles, substituteEnv, type Env } from './config-substitution.ts';
 
 export const CONFIG_SCHEMA_PATH = fileURLToPath(new URL('../../schemas/config/organization-config.schema.json', import.meta.url));
 
@@ -72,8 +74,16 @@ function locate(doc: Document, lines: LineCounter, path: DocPath): { line: numbe
   return { line: 1, column: 1 };
 }
 
+/** Where a file's `${VAR}` references and `privateKeyFile` paths are resolved (config-substitution.ts). */
+export interface ConfigFileOptions {
+  /** Variables for `${NAME}` references; none when absent. */
+  readonly env?: Env;
+  /** Folder `privateKeyFile` paths are relative to. @default the folder of `file` */
+  readonly baseDir?: string;
+}
+
 /** Parses and checks a configuration file's text; throws `config_file_invalid` listing every problem. */
-export function parseConfigText(file: string, text: string, engine: ImplementationEngine): ConfigDocument {
+export function parseConfigText(file: string, text: string, engine: ImplementationEngine, options: ConfigFileOptions = {}): ConfigDocument {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const problems: FileProblem[] = [];
@@ -81,12 +91,13 @@ export function parseConfigText(file: string, text: string, engine: Implementati
     const pos = lines.linePos(e.pos[0]);
     problems.push({ file, line: pos.line, column: pos.col, field: '(syntax)', message: e.message.split('\n')[0] ?? e.message });
   }
+  const add = (path: DocPath, message: string): void => {
+    const at = locate(doc, lines, path);
+    problems.push({ file, line: at.line, column: at.column, field: fieldName(path), message });
+  };
+  if (problems.length === 0) substituteEnv(doc, options.env ?? {}, add);
   if (problems.length === 0) {
     const value: unknown = doc.toJS({ maxAliasCount: 100 });
-    const add = (path: DocPath, message: string): void => {
-      const at = locate(doc, lines, path);
-      problems.push({ file, line: at.line, column: at.column, field: fieldName(path), message });
-    };
     const validate = schemaValidator();
     if (!validate(value)) {
       const seen = new Set<string>();
@@ -100,6 +111,7 @@ export function parseConfigText(file: string, text: string, engine: Implementati
       }
     } else {
       const cfg = value as ConfigDocument;
+      readKeyFiles(cfg, options.baseDir ?? dirname(file), add);
       for (const p of checkDocument(cfg, engine)) add(p.path, p.message);
       (cfg.mappings ?? []).forEach((m, i) => {
         try {
@@ -120,12 +132,12 @@ export function parseConfigText(file: string, text: string, engine: Implementati
 }
 
 /** Reads and checks a configuration file. */
-export function readConfigFile(file: string, engine: ImplementationEngine): ConfigDocument {
+export function readConfigFile(file: string, engine: ImplementationEngine, options: ConfigFileOptions = {}): ConfigDocument {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     throw new TdxError('config_file_invalid', `${file}: cannot be read (${(err as Error).message}); nothing was applied.`, { details: { file }, cause: err });
   }
-  return parseConfigText(file, text, engine);
+  return parseConfigText(file, text, engine, options);
 }

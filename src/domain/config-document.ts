@@ -6,6 +6,7 @@
  */
 import type { ConfigDocument } from './configuration.ts';
 import type { ImplementationEngine } from './implementation-engine.ts';
+import { webhookUrlProblem } from './link-local.ts';
 
 export type DocPath = (string | number)[];
 export interface DocProblem {
@@ -46,6 +47,10 @@ export function checkDocument(doc: ConfigDocument, engine: ImplementationEngine)
   (doc.connections ?? []).forEach((c, i) => {
     if (c.kind === 'sftp' && !c.host) problems.push({ path: ['connections', i, 'host'], message: 'an sftp connection needs a host' });
     if (c.kind === 'as2' && !c.as2) problems.push({ path: ['connections', i, 'as2'], message: 'an as2 connection needs as2 settings' });
+  });
+  (doc.webhooks ?? []).forEach((w, i) => {
+    const problem = webhookUrlProblem(w.url);
+    if (problem) problems.push({ path: ['webhooks', i, 'url'], message: problem });
   });
   (doc.mappings ?? []).forEach((m, i) => {
     ref(['mappings', i, 'implementation'], m.implementation, implementations, 'implementation');

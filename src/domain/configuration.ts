@@ -228,6 +228,8 @@ export interface ConnectionDoc {
   username?: string;
   password?: string;
   privateKey?: string;
+  /** Path of a file holding the private key, relative to the configuration file; the file reader turns it into `privateKey`. */
+  privateKeyFile?: string;
   passphrase?: string;
   sandboxToken?: string;
   inboundDirectory?: string;

@@ -40,14 +40,15 @@ export const configCommand: CliCommand = async (args, io) => {
   if (verb === 'check') {
     const file = positionals[0];
     if (!file) throw new TdxError('invalid_parameter', `config check needs a FILE\n${USAGE}`);
-    readConfigFile(file, implementationEngine);
+    readConfigFile(file, implementationEngine, { env: process.env });
     io.stdout.write(`${file}: valid\n`);
     return 0;
   }
   if (verb !== 'apply' && verb !== 'export') throw new TdxError('invalid_parameter', `unknown config command "${verb}"\n${USAGE}`);
   if (!values.org) throw new TdxError('invalid_parameter', `--org ORG is required\n${USAGE}`);
   // validate the whole file before touching the database: an invalid file applies nothing
-  const doc = verb === 'apply' ? readConfigFile(positionals[0] ?? missingFile(), implementationEngine) : undefined;
+  // `${NAME}` references in the file resolve against this command's environment
+  const doc = verb === 'apply' ? readConfigFile(positionals[0] ?? missingFile(), implementationEngine, { env: process.env }) : undefined;
   const config = loadConfig();
   const client = await openAdminSession(config);
   try {

@@ -63,7 +63,8 @@ describe('tdx config apply', () => {
     expect(export2.stdout).toBe(export1.stdout);
 
     // export writes the same format back; applying the export changes nothing either
-    expect(export1.stdout).not.toContain('demo-acme-sftp-password');
+    expect(export1.stdout).not.toContain('PRIVATE KEY');
+    expect(export1.stdout).not.toContain('privateKeyFile');
     expect(export1.stdout).not.toContain('whsec_');
     const file = path.join(dir, 'export.yaml');
     writeFileSync(file, export1.stdout);

@@ -173,7 +173,8 @@ describe('configuration endpoints against Cassandra', () => {
     const acme = rows['partners']!.find((p) => p.key === 'ACME');
     const conn = (await get(`/platform/connections/${rows['connections']!.find((c) => c.name === 'acme-sftp').id}`)).body;
     expect(conn.partners).toEqual([{ id: acme.id, key: 'ACME', name: 'Acme Corporation' }]);
-    expect(conn).toMatchObject({ port: 2222, username: 'acme', inboundDirectory: '/acme/outbox', outboundDirectory: '/acme/inbox', tags: ['demo', 'acme'], partnerCount: 1, provisioned: true });
+    // the demo file takes the stack sshd's user and port from the environment (SFTP_*)
+    expect(conn).toMatchObject({ port: Number(process.env['SFTP_PORT'] ?? 2222), username: process.env['SFTP_USERNAME'], inboundDirectory: 'acme/outbox', outboundDirectory: 'acme/inbox', tags: ['demo', 'acme'], partnerCount: 1, provisioned: true });
     const internal = (await get(`/platform/envelopes/${rows['envelopes']!.find((e) => e.name === 'demo-internal').id}`)).body;
     expect(internal.partners.map((p: any) => [p.key, p.role]).sort()).toEqual([
       ['ACME', 'internal'],
@@ -453,19 +454,26 @@ describe('configuration endpoints against Cassandra', () => {
     await apply(c.org, secretsFile, 'secrets');
     const rows = await env.client.execute('SELECT owner_kind, name, value FROM config_secrets WHERE org_id = ?', [c.org]);
     const stored = rows.rows.map((r) => String(r.get('value')));
-    expect(rows.rows.map((r) => `${String(r.get('owner_kind'))}.${String(r.get('name'))}`).sort()).toEqual([
-      'connection.passphrase',
-      'connection.passphrase',
-      'connection.password',
-      'connection.password',
-      'connection.privateKey',
-      'connection.privateKey',
-      'connection.sandboxToken',
-      'webhook.signingSecret',
-      'webhook.signingSecret',
-      'webhook.signingSecret',
-    ]);
-    const written = ['demo-acme-sftp-password', 'demo-globex-sftp-password', 'SECRETKEYMATERIAL', 'secret-sftp-passphrase', 'secret-as2-private-key', 'secret-as2-passphrase', 'secret-sandbox-token', 'whsec_ZGVtby13ZWJob29rLXNpZ25pbmctc2VjcmV0', 'c2FuZGJveC1zaWduaW5nLXNlY3JldA'];
+    // the demo's two SFTP connections carry the stack's key file (or password, where the SFTP
+    // server is one that takes a password)
+    const keyPath = process.env['SFTP_PRIVATE_KEY_PATH'];
+    const demoSecret = keyPath ? readFileSync(keyPath, 'utf8') : process.env['SFTP_PASSWORD']!;
+    const demoKind = keyPath ? 'connection.privateKey' : 'connection.password';
+    expect(rows.rows.map((r) => `${String(r.get('owner_kind'))}.${String(r.get('name'))}`).sort()).toEqual(
+      [
+        'connection.passphrase',
+        'connection.passphrase',
+        'connection.privateKey',
+        'connection.privateKey',
+        'connection.sandboxToken',
+        'webhook.signingSecret',
+        'webhook.signingSecret',
+        'webhook.signingSecret',
+        demoKind,
+        demoKind,
+      ].sort(),
+    );
+    const written = [demoSecret, 'SECRETKEYMATERIAL', 'secret-sftp-passphrase', 'secret-as2-private-key', 'secret-as2-passphrase', 'secret-sandbox-token', 'whsec_ZGVtby13ZWJob29rLXNpZ25pbmctc2VjcmV0', 'c2FuZGJveC1zaWduaW5nLXNlY3JldA'];
     for (const w of written) expect(stored.some((s) => s.includes(w)), w).toBe(true);
     const keyRows = await env.client.execute('SELECT key_hash FROM api_keys WHERE org_id = ?', [c.org]);
     const needles = [...stored, ...written, c.standard, c.readOnly, c.sandbox, ...keyRows.rows.map((r) => String(r.get('key_hash')))];

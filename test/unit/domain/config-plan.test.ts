@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
-import { readFileSync } from 'node:fs';
 import { planApply, type PlanContext } from '../../../src/domain/config-plan.ts';
 import { EMPTY_STATE, type ConfigDocument, type OrgConfigState } from '../../../src/domain/configuration.ts';
 import { x12ImplementationEngine as x12Engine } from '../../../src/domain/x12-implementation-engine.ts';
 import { exportDocument } from '../../../src/domain/config-export.ts';
-
-const demo = (): ConfigDocument => parse(readFileSync('deploy/demo/config.yaml', 'utf8')) as ConfigDocument;
+import { demoDoc as demo } from '../../support/demo-config.ts';
 
 function ctx(at = '2026-03-01T00:00:00.000Z'): PlanContext {
   let n = 0;
@@ -100,7 +97,7 @@ describe('planApply', () => {
 
   it('keeps a flow pending until its connection is provisioned, then activates it in place', () => {
     const doc = demo();
-    delete doc.connections![1]!.password;
+    delete doc.connections![1]!.privateKey;
     const first = apply(doc, EMPTY_STATE);
     const globex = first.state.partners.find((p) => p.key === 'GLOBEX')!;
     expect(first.state.flows.filter((f) => f.partnerId === globex.id).map((f) => f.status)).toEqual(['pending', 'pending']);
@@ -113,14 +110,20 @@ describe('planApply', () => {
   });
 
   it('keeps secrets out of every record and keeps a stored secret the file leaves out', () => {
-    const first = apply(demo(), EMPTY_STATE);
+    // the notifications webhook without a secret: one is generated
+    const withoutSecret = (): ConfigDocument => {
+      const d = demo();
+      delete d.webhooks![1]!.signingSecret;
+      return d;
+    };
+    const first = apply(withoutSecret(), EMPTY_STATE);
     const records = JSON.stringify({ ...first.state, secrets: [] });
     for (const s of first.state.secrets) expect(records).not.toContain(s.value);
-    expect(first.state.secrets.map((s) => s.name).sort()).toEqual(['password', 'password', 'signingSecret', 'signingSecret']);
+    expect(first.state.secrets.map((s) => s.name).sort()).toEqual(['privateKey', 'privateKey', 'signingSecret', 'signingSecret']);
     const generated = first.state.secrets.find((s) => s.name === 'signingSecret' && !s.value.includes('ZGVtby'))!;
     expect(generated.value).toMatch(/^whsec_/);
-    const doc = demo();
-    delete doc.connections![0]!.password;
+    const doc = withoutSecret();
+    delete doc.connections![0]!.privateKey;
     const second = apply(doc, first.state, '2026-03-02T00:00:00.000Z');
     expect(second.changes).toEqual([]);
   });

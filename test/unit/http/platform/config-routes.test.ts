@@ -55,7 +55,7 @@ describe('configuration lists and shows', () => {
     expect(acme).toEqual({ id: acme.id, name: 'acme-sftp', kind: 'sftp', host: '127.0.0.1', provisioned: true, as2Ready: false, partnerCount: 1 });
     const show = (await h.get(`/platform/connections/${acme.id}`)).body;
     expect(show.partners).toEqual([{ id: expect.any(String), key: 'ACME', name: 'Acme Corporation' }]);
-    expect(show).toMatchObject({ port: 2222, username: 'acme', inboundDirectory: '/acme/outbox', tags: ['demo', 'acme'], as2: null });
+    expect(show).toMatchObject({ port: 2222, username: 'tdx', inboundDirectory: 'acme/outbox', outboundDirectory: 'acme/inbox', tags: ['demo', 'acme'], as2: null });
     expect(show).not.toHaveProperty('password');
   });
 

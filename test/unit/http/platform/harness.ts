@@ -1,7 +1,5 @@
 // Builds the Koa app with the /platform router over in-memory fakes, listening on loopback.
-import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { parse } from 'yaml';
 import { createApp } from '../../../../src/http/app.ts';
 import { createPlatformRouter } from '../../../../src/http/platform/router.ts';
 import { planApply } from '../../../../src/domain/config-plan.ts';
@@ -11,8 +9,9 @@ import { newId } from '../../../../src/domain/ids.ts';
 import { createLogger } from '../../../../src/logger.ts';
 import { FakeConfig, FakeOrgs, FakeRateLimits } from './fakes.ts';
 import { apiGet } from '../../../support/api-get.ts';
+import { demoDoc } from '../../../support/demo-config.ts';
 
-export const demoDoc = (): ConfigDocument => parse(readFileSync('deploy/demo/config.yaml', 'utf8')) as ConfigDocument;
+export { demoDoc };
 
 export async function startHarness(opts: { perMinute?: number } = {}) {
   const orgs = new FakeOrgs();

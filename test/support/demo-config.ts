@@ -1,0 +1,30 @@
+/**
+ * The demo configuration file (deploy/demo/config.yaml) as unit tests read it: through the real
+ * file reader, with a fixed environment for its `${SFTP_*}` references and a throwaway private
+ * key generated once per process for `privateKeyFile` (no key is kept in the repository).
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import ssh2 from 'ssh2';
+import { parseConfigText } from '../../src/admin/config-file.ts';
+import type { ConfigDocument } from '../../src/domain/configuration.ts';
+import { x12ImplementationEngine } from '../../src/domain/x12-implementation-engine.ts';
+
+export const DEMO_CONFIG_PATH = 'deploy/demo/config.yaml';
+
+let keyPath: string | undefined;
+
+/** The environment the demo file resolves with in unit tests. */
+export function demoEnv(): Record<string, string> {
+  if (keyPath === undefined) {
+    keyPath = path.join(mkdtempSync(path.join(tmpdir(), 'tdx-demo-key-')), 'id_ed25519');
+    writeFileSync(keyPath, ssh2.utils.generateKeyPairSync('ed25519').private, { mode: 0o600 });
+  }
+  return { SFTP_HOST: '127.0.0.1', SFTP_PORT: '2222', SFTP_USERNAME: 'tdx', SFTP_PRIVATE_KEY_PATH: keyPath };
+}
+
+/** A fresh copy of the demo document, resolved and checked as `tdx config apply` does. */
+export function demoDoc(): ConfigDocument {
+  return parseConfigText(DEMO_CONFIG_PATH, readFileSync(DEMO_CONFIG_PATH, 'utf8'), x12ImplementationEngine, { env: demoEnv() });
+}
