@@ -14,6 +14,8 @@ import { schedulerRole, type SchedulerJobFactory } from './roles/scheduler.ts';
 import { platformRouterOverCassandra } from './http/platform/factory.ts';
 import { CassandraConfigReadStore } from './adapters/cassandra/config-store.ts';
 import { WireEmitter } from './adapters/kafka/emitter.ts';
+import { SftpClient } from './adapters/sftp/index.ts';
+import { ClientSftpUploader } from './adapters/sftp/uploader.ts';
 import { CachedConfigView } from './nodes/config-view.ts';
 import type { NodeDeps } from './nodes/ports.ts';
 import type { NodeModule } from './nodes/node.ts';
@@ -24,6 +26,8 @@ import { validationNode } from './nodes/validation/node.ts';
 import { feedNode } from './nodes/feed/node.ts';
 import { ackGenerateNode } from './nodes/ack_generate/node.ts';
 import { sftpUploadNode } from './nodes/sftp_upload/node.ts';
+import { sftpFetchNode } from './nodes/sftp_fetch/node.ts';
+import { as2ReceiveNode } from './nodes/as2_receive/node.ts';
 
 export interface ServiceParts {
   /** Router factories mounted by the api role. */
@@ -42,7 +46,9 @@ export function nodeDeps(resources: Resources): Promise<NodeDeps> {
   if (!deps) {
     deps = (async () => {
       const [cassandra, stores, producer, wire] = await Promise.all([resources.cassandra(), resources.stores(), resources.producer(), resources.wire()]);
+      const sftp = resources.own('sftp-client', () => SftpClient.fromConfig(resources.config, resources.logger), (c) => c.close());
       return {
+        sftp: new ClientSftpUploader(sftp),
         stores,
         config: new CachedConfigView(new CassandraConfigReadStore(cassandra), stores.secrets),
         ledger: stores.ledger,
@@ -73,6 +79,8 @@ export const defaultParts: ServiceParts = {
   routers: [platformRouters],
   nodes: {
     partner_endpoint: node(partnerEndpointNode),
+    sftp_fetch: node(sftpFetchNode),
+    as2_receive: node(as2ReceiveNode),
     x12_split: node(x12SplitNode),
     mapping: node(mappingNode),
     validation: node(validationNode),

@@ -37,6 +37,7 @@ export class Resources {
   private readonly opened = new Map<string, Promise<unknown>>();
   private readonly closers: { name: string; close: () => Promise<void> }[] = [];
   private readonly healthChecks: HealthCheck[] = [];
+  private readonly owned = new Map<string, unknown>();
 
   constructor(
     readonly config: Config,
@@ -113,6 +114,18 @@ export class Resources {
         secrets: new CassandraSecretReader(c),
       };
     });
+  }
+
+  /** A resource built once per process by the composition root and closed with the others. */
+  own<T>(name: string, open: () => T, close: (value: T) => Promise<void> | void): T {
+    let v = this.owned.get(name) as T | undefined;
+    if (v === undefined) {
+      v = open();
+      this.owned.set(name, v);
+      const held = v;
+      this.closers.push({ name, close: async () => close(held) });
+    }
+    return v;
   }
 
   /** Health checks of every resource opened so far. */

@@ -196,7 +196,8 @@ export function recordSet(ctx: StepContext, input: SetInput): SetOutcome {
     createdAt: at,
     failed: false,
     failedNodeName: null,
-    completed: false,
+    // A received acknowledgment is reconciled, not delivered: its run ends here.
+    completed: isAcknowledgment(set.transactionSetIdentifier),
     deliveredAt: null,
     warningCount: input.warnings.length,
     acknowledgmentStatus: null,

@@ -1,0 +1,181 @@
+/**
+ * Every file of the shared corpus (../shared/corpus/x12, real partner files) submitted through
+ * the partner endpoint, on the real stack: nothing stays `processing`; every set of a readable
+ * file is recorded with the fields `tdx x12 parse` reports for it; a file with structural faults
+ * carries `structural_error` warnings and is still delivered; an unreadable file ends in one
+ * error result that names the fault. The partner has an inbound setting for every set and
+ * release the engine has a standard definition of; the other sets end in an error result naming
+ * the missing setting. Skipped when the corpus folder is absent.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readInterchanges } from '../../../src/x12/index.ts';
+import { baseImplementation } from '../../../src/x12/impl/index.ts';
+import { runCli } from '../../../src/cli/tdx.ts';
+import { statusOf } from '../../../src/domain/records.ts';
+import type { ConfigDocument, ImplementationDoc, TransactionSetDoc } from '../../../src/domain/configuration.ts';
+import { eventually } from '../helpers/isolated-config.ts';
+import { startPipeline, type Pipeline } from './support.ts';
+
+const corpus = fileURLToPath(new URL('../../../../shared/corpus/x12/', import.meta.url));
+const present = existsSync(corpus);
+
+function corpusFiles(): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const f of readdirSync(d).sort()) {
+      const p = join(d, f);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (!f.endsWith('.md') && !f.startsWith('.')) out.push(p);
+    }
+  };
+  walk(corpus);
+  return out;
+}
+
+/** One implementation and setting per (set, 6-character release) the engine defines. */
+function corpusDoc(files: readonly string[]): ConfigDocument {
+  const combos = new Map<string, { set: string; release: string }>();
+  for (const f of files) {
+    let read;
+    try {
+      read = readInterchanges(readFileSync(f));
+    } catch {
+      continue;
+    }
+    for (const ic of read.interchanges) {
+      for (const g of ic.groups) {
+        for (const s of g.sets) {
+          const release = s.set.group.release.trim().slice(0, 6);
+          const set = s.set.transactionSetIdentifier;
+          if (!/^[0-9]{3}$/.test(set) || release === '' || set === '997' || set === '999') continue;
+          if (baseImplementation(set, release)) combos.set(`${set}/${release}`, { set, release });
+        }
+      }
+    }
+  }
+  const implementations: ImplementationDoc[] = [];
+  const settings: TransactionSetDoc[] = [];
+  for (const { set, release } of combos.values()) {
+    const name = `impl-${set}-${release}`;
+    implementations.push({ name, version: '1', status: 'published', transactionSet: { identifier: set, release }, definition: { base: true } });
+    settings.push({ transactionSetIdentifier: set, release, direction: 'inbound', usageIndicator: 'P', implementation: name });
+  }
+  return {
+    envelopes: [
+      { name: 'us', external: false, interchangeExtid: 'US', interchangeExtidQualifier: 'ZZ', applicationCode: 'US' },
+      { name: 'corpus', external: true, interchangeExtid: 'CORPUS', interchangeExtidQualifier: 'ZZ', applicationCode: 'CORPUS' },
+    ],
+    implementations,
+    partners: [{ key: 'CORPUS', name: 'Corpus partner', deliveryMethod: 'polling', envelopes: { internal: 'us', external: 'corpus' }, transactionSets: settings }],
+  };
+}
+
+async function parsed(file: string): Promise<Record<string, unknown>[] | null> {
+  let out = '';
+  const stdout = new PassThrough();
+  stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  const stderr = new PassThrough();
+  stderr.resume();
+  const code = await runCli(['x12', 'parse', file], { stdout, stderr });
+  if (code !== 0) return null;
+  return out
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+describe.skipIf(!present)('the shared corpus through the pipeline', () => {
+  let p: Pipeline;
+  const files = present ? corpusFiles() : [];
+  beforeAll(async () => {
+    p = await startPipeline(corpusDoc(files));
+  }, 240_000);
+  afterAll(async () => p?.stop());
+
+  it('records every set as tdx x12 parse reads it, delivers what has a setting, and never leaves a document processing', async () => {
+    const traces = new Map<string, string>();
+    for (const f of files) {
+      const r = await p.submitEdi('CORPUS', readFileSync(f), 'text/plain');
+      if (r.status === 400) {
+        // not X12 at all (no ISA at the start): refused at the door, nothing stored
+        expect(r.body['error']).toMatchObject({ code: 'invalid_body' });
+        continue;
+      }
+      expect(r.status, f).toBe(202);
+      traces.set(f, r.body['traceGuid'] as string);
+    }
+    let delivered = 0;
+    let failedNoSetting = 0;
+    let structural = 0;
+    for (const [f, trace] of traces) {
+      const lines = await parsed(f);
+      if (lines === null) {
+        // unreadable: one error result naming the fault, no transaction
+        const results = await eventually(async () => {
+          const rs = await p.results(trace);
+          return rs.some((x) => x.status === 'error') ? rs : undefined;
+        }, 120_000, `the error result of ${f}`);
+        expect(await p.transactions(trace)).toEqual([]);
+        const err = results.find((x) => x.status === 'error')!;
+        expect(err.detail.errorMessage, f).toMatch(/not readable X12/);
+        continue;
+      }
+      if (lines.length === 0) continue; // readable, but no transaction set: nothing to record
+      const txs = await p.settled(trace, lines.length, 120_000);
+      expect(txs.length, f).toBe(lines.length);
+      const results = await p.results(trace);
+      for (const [i, line] of lines.entries()) {
+        const t = txs[i]!;
+        expect(
+          {
+            transactionSetIdentifier: t.transactionSetIdentifier,
+            transactionSetControlNumber: t.transactionSetControlNumber,
+            groupControlNumber: t.groupControlNumber,
+            interchangeControlNumber: t.interchangeControlNumber,
+            senderQualifier: t.senderQualifier,
+            senderExtid: t.senderExtid,
+            receiverQualifier: t.receiverQualifier,
+            receiverExtid: t.receiverExtid,
+            usageIndicator: t.usageIndicator,
+            reference: t.reference,
+          },
+          `${f} set ${i + 1}`,
+        ).toEqual({
+          transactionSetIdentifier: line['transactionSetIdentifier'],
+          transactionSetControlNumber: String(line['transactionSetControlNumber']).trim(),
+          groupControlNumber: String(line['groupControlNumber']).trim(),
+          interchangeControlNumber: String(line['interchangeControlNumber']).trim(),
+          senderQualifier: String(line['senderQualifier']).trim(),
+          senderExtid: String(line['senderExtid']).trim(),
+          receiverQualifier: String(line['receiverQualifier']).trim(),
+          receiverExtid: String(line['receiverExtid']).trim(),
+          usageIndicator: line['usageIndicator'],
+          reference: line['reference'] === null ? null : String(line['reference']).trimEnd() || null,
+        });
+        const want = ((line['warnings'] as { code: string; detail: unknown }[]) ?? []).filter((w) => w.code === 'structural_error');
+        const split = results.find((r) => r.transactionId === t.id && r.service === 'x12_split')!;
+        const got = (split.detail.warnings ?? []).filter((w) => w.code === 'structural_error');
+        expect(got.map((w) => w.detail), `${f} set ${i + 1} structural warnings`).toEqual(want.map((w) => w.detail));
+        if (got.length > 0) structural++;
+        const status = statusOf(t);
+        const hasSetting = (split.status === 'success');
+        if (hasSetting || ['997', '999'].includes(t.transactionSetIdentifier)) {
+          // a warning never stops delivery
+          expect(status, `${f} set ${i + 1}`).toBe('delivered');
+          delivered++;
+        } else {
+          expect(status).toBe('error');
+          expect(split.detail.errorMessage).toMatch(/no inbound transaction set setting/);
+          failedNoSetting++;
+        }
+      }
+    }
+    expect(delivered).toBeGreaterThan(100);
+    expect(structural).toBeGreaterThan(0);
+    expect(failedNoSetting).toBeGreaterThan(0);
+  }, 1_200_000);
+});
