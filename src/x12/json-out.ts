@@ -6,6 +6,7 @@
  */
 
 const QUOTE = 34;
+const SPACE = 32;
 const BACKSLASH = 92;
 
 /** Bytes a JSON string cannot hold as they are (control characters, quote, backslash, non-ASCII). */
@@ -107,13 +108,14 @@ export class JsonOut {
   /**
    * Writes the bytes from `a` up to the first `sep` byte or `stop` as the body and closing quote
    * of a JSON string whose opening quote was written with its key, and returns where it stopped:
-   * finding an element's end and copying it in one pass. `t` is the text of `src`, for the rare
-   * value that needs escaping.
+   * finding an element's end and copying it in one pass, trailing spaces left out. `t` is the text
+   * of `src`, for the rare value that needs escaping.
    */
   strUntilQuoted(src: Uint8Array, t: string, a: number, stop: number, sep: number): number {
     this.room(stop - a + 1);
     const buf = this.buf;
-    let n = this.n;
+    const body = this.n;
+    let n = body;
     let i = a;
     for (; i < stop; i++) {
       const c = src[i] as number;
@@ -121,12 +123,16 @@ export class JsonOut {
       if (special[c] !== 0) {
         let j = i;
         while (j < stop && src[j] !== sep) j++;
+        let e = j;
+        while (e > a && src[e - 1] === SPACE) e--;
         this.n -= 1; // the opening quote: JSON.stringify writes its own
-        this.text(JSON.stringify(t.slice(a, j)));
+        this.text(JSON.stringify(t.slice(a, e)));
         return j;
       }
       buf[n++] = c;
     }
+    // trailing spaces are not significant in X12 (a space is never escaped in JSON)
+    while (n > body && buf[n - 1] === SPACE) n--;
     buf[n++] = QUOTE;
     this.n = n;
     return i;

@@ -83,6 +83,7 @@ function unrecognizedKey(i: number, comma: boolean): Uint8Array {
   return unrecognizedKeys[2 * i + (comma ? 1 : 0)]!;
 }
 
+const SPACE = 32;
 const D0 = 48;
 const D9 = 57;
 const MINUS = 45;
@@ -374,11 +375,13 @@ class Pass {
       for (;;) {
         const def = defs[i];
         if (fuse && def !== undefined && def.plainString) {
-          // translation only, a string element: find its end while copying it
+          // translation only, a string element: find its end while copying it (trailing spaces,
+          // not significant in X12, dropped; a value of spaces only is left out like an empty one)
           const mark = o.n;
-          o.bytes(first ? def.q0 : def.q1);
+          const key = first ? def.q0 : def.q1;
+          o.bytes(key);
           const b = o.strUntilQuoted(src, t, a, stop, elCode);
-          if (b > a) first = false;
+          if (o.n > mark + key.length + 1) first = false;
           else o.n = mark;
           i++;
           if (b >= stop) break;
@@ -506,15 +509,22 @@ class Pass {
     const t = this.t;
     const w = this.w;
     switch (def.t) {
-      case T_STRING:
+      case T_STRING: {
+        // trailing spaces are not significant in X12: not translated, not counted against the
+        // maximum length (the minimum is checked on the value as sent, so padding never fails it)
+        let e = b;
+        while (e > a && t.charCodeAt(e - 1) === SPACE) e--;
         if (v) {
-          if (def.codes !== null && !def.codes.has(t.slice(a, b))) {
+          if (def.codes !== null && !def.codes.has(t.slice(a, e))) {
             const raw = t.slice(a, b);
             this.elementFinding('7', def.ep, def.cp, rep, def.reference, raw, `${def.name} "${raw}" is not an allowed code.`);
-          } else this.length(def, a, b, b - a, rep);
+          } else if (b - a < def.min) this.length(def, a, b, b - a, rep);
+          else this.length(def, a, e, e - a, rep);
         }
-        if (w) this.str(a, b);
+        if (e === a) return false;
+        if (w) this.str(a, e);
         return true;
+      }
       case T_N:
       case T_R: {
         if (!(def.t === T_N ? this.numberN(a, b, def.decimals, w) : this.numberR(a, b, w))) {

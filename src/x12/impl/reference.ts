@@ -34,7 +34,7 @@ export function referenceElement(transactionSetIdentifier: string, release: stri
 
 /**
  * The reference of a set: the element named by the table, read from the first occurrence of its
- * segment; null for other sets and when the segment or element is absent or blank.
+ * segment, trailing spaces left out; null for other sets and when the segment or element is absent or blank.
  */
 export function referenceOf(set: TransactionSetRead): string | null {
   const at = referenceElement(set.transactionSetIdentifier, set.group.release);
@@ -42,7 +42,8 @@ export function referenceOf(set: TransactionSetRead): string | null {
   const [id, pos] = at;
   for (const seg of set.segments) {
     if (seg.id !== id) continue;
-    const v = seg.elements[pos - 1];
+    // trailing spaces are not significant in X12; leading ones are kept
+    const v = seg.elements[pos - 1]?.replace(/ +$/, '');
     return v === undefined || v.trim() === '' ? null : v;
   }
   return null;
