@@ -48,8 +48,15 @@ export class JsonOut {
   bytes(b: Uint8Array): void {
     const len = b.length;
     this.room(len);
-    this.buf.set(b, this.n);
-    this.n += len;
+    const buf = this.buf;
+    let n = this.n;
+    // keys are short: a plain loop beats the call overhead of TypedArray.set
+    if (len <= 64) for (let i = 0; i < len; i++) buf[n++] = b[i] as number;
+    else {
+      buf.set(b, n);
+      n += len;
+    }
+    this.n = n;
   }
 
   /** Any text, as UTF-8. */
@@ -172,6 +179,28 @@ export class JsonOut {
     buf[n++] = QUOTE;
     this.n = n;
     return true;
+  }
+
+  /** Appends everything `other` holds, then empties `other`. */
+  drain(other: JsonOut): void {
+    const k = other.n;
+    this.room(k);
+    other.buf.copy(this.buf, this.n, 0, k);
+    this.n += k;
+    if (other.utf8) this.utf8 = true;
+    other.reset();
+  }
+
+  /**
+   * Everything written, as bytes handed over to the caller (no copy): the writer starts again
+   * empty with a new buffer.
+   */
+  take(): Buffer {
+    const out = this.buf.subarray(0, this.n);
+    this.buf = Buffer.allocUnsafe(this.buf.length);
+    this.n = 0;
+    this.utf8 = false;
+    return out;
   }
 
   /** Everything written, as a string. */

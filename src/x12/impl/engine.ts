@@ -103,7 +103,7 @@ class Pass {
   readonly findings: Finding[] = [];
   /** JSON text of the translation (after `run`). */
   json = '';
-  private readonly o: JsonOut = scratch;
+  private readonly o: JsonOut;
   /** The text as bytes when it is ASCII (values are then copied from bytes). */
   private readonly src: Buffer | null;
   /** Element values are written (translating, and the segment is translated). */
@@ -135,7 +135,9 @@ class Pass {
     src: Buffer | null,
     private readonly translate: boolean,
     private readonly validate: boolean,
+    private readonly sink: JsonOut | null = null,
   ) {
+    this.o = sink ?? scratch;
     this.el = d.element;
     this.comp = d.component;
     this.rep = d.repetition;
@@ -154,7 +156,7 @@ class Pass {
     const root = this.c.root;
     const stack: Frame[] = [new Frame(root, this.validate ? new Array<number>(root.children.length).fill(0) : null)];
     if (this.translate) {
-      this.o.reset();
+      if (this.sink === null) this.o.reset();
       this.o.byte(LBRACE);
     }
     let pos = 0;
@@ -190,7 +192,7 @@ class Pass {
     if (this.translate) {
       if (rootFrame.table !== null) this.closeObject(rootFrame);
       this.o.byte(RBRACE);
-      this.json = this.o.toString();
+      if (this.sink === null) this.json = this.o.toString();
     }
   }
 
@@ -765,9 +767,12 @@ class Pass {
   }
 }
 
-/** Runs one pass over a set: JSON text of the translation when `translate`, findings when `validate`. */
-export function runSet(set: TransactionSetRead, c: Compiled, translate: boolean, validate: boolean): RunResult {
-  const p = new Pass(c, set.interchange.delimiters, setText(set), translate ? asciiBytesOf(set) : null, translate, validate);
+/**
+ * Runs one pass over a set: JSON text of the translation when `translate`, findings when
+ * `validate`. With `sink` the translation is appended to it as bytes and `json` is empty.
+ */
+export function runSet(set: TransactionSetRead, c: Compiled, translate: boolean, validate: boolean, sink: JsonOut | null = null): RunResult {
+  const p = new Pass(c, set.interchange.delimiters, setText(set), translate ? asciiBytesOf(set) : null, translate, validate, sink);
   p.run();
   return { json: p.json, warnings: p.warnings, findings: p.findings };
 }

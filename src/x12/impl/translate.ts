@@ -1,6 +1,7 @@
 /** Translation (EDI → JSON), validation and writing (JSON → segments) of one transaction set. */
 import type { Warning } from '../findings.ts';
 import { genericJson } from '../generic.ts';
+import type { JsonOut } from '../json-out.ts';
 import type { TransactionSetRead } from '../types.ts';
 import { resolveImplementation } from './base.ts';
 import { compile } from './compile.ts';
@@ -41,6 +42,20 @@ export function translateSetJson(set: TransactionSetRead, impl?: Implementation 
   if (use === null) return { json: genericJson(set), warnings: [] };
   const r = runSet(set, compile(use), true, false);
   return { json: r.json, warnings: r.warnings };
+}
+
+/**
+ * `translateSetJson` appending the JSON text as UTF-8 bytes to `out` instead of returning a string
+ * (for writers of many documents, such as the JSON Lines of `tdx x12 parse`: no string is made per
+ * document). Returns the warnings.
+ */
+export function translateSetInto(set: TransactionSetRead, out: JsonOut, impl?: Implementation | null): Warning[] {
+  const use = impl === undefined ? implementationFor(set) : impl;
+  if (use === null) {
+    out.text(genericJson(set));
+    return [];
+  }
+  return runSet(set, compile(use), true, false, out).warnings;
 }
 
 /** `translateSetJson` with the document parsed into objects. */
