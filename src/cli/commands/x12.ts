@@ -15,7 +15,7 @@ import { readFile } from 'node:fs/promises';
 import { isTdxError, TdxError } from '../../errors.ts';
 import { acknowledgeInterchange } from '../../x12/ack.ts';
 import { structuralWarning, type StructuralFinding, type Warning } from '../../x12/findings.ts';
-import { baseDefinitionNote, documentToParts, referenceOf as referenceOfSet, resolveImplementation, segmentNotes, translateSetInto, validateSet } from '../../x12/impl/index.ts';
+import { baseDefinitionNote, documentToParts, hasBaseDefinition, referenceOf as referenceOfSet, resolveImplementation, segmentNotes, translateSetInto, validateSet } from '../../x12/impl/index.ts';
 import { JsonOut } from '../../x12/json-out.ts';
 import { readInterchanges, allFindings } from '../../x12/interchange.ts';
 import { readX12Stream } from '../../x12/reader.ts';
@@ -146,7 +146,8 @@ async function parse(file: string, io: X12Io): Promise<number> {
     if (io.out.stopped) break; // the reader of stdout has gone: stop reading (closes the file)
     if (e.type === 'set') {
       const set = e.set;
-      const note = baseDefinitionNote(set.transactionSetIdentifier, set.group.release);
+      // parse translates: a set without any base definition in its release gets the generic shape
+      const note = hasBaseDefinition(set.transactionSetIdentifier, set.group.release) ? null : baseDefinitionNote(set.transactionSetIdentifier, set.group.release);
       if (note !== null) {
         const key = `${set.transactionSetIdentifier}/${set.group.release}`;
         if (!noted.has(key)) {

@@ -69,6 +69,9 @@ function parseSegments(text: string, into: Map<string, SegmentEntry>): void {
   }
 }
 
+/** `SET/RELEASE` keys of `provenDefinitions`. */
+const PROVEN: readonly string[] = [];
+
 const dictionaries = new Map<string, Dictionary>();
 
 function dictionary(release: string): Dictionary {
@@ -232,14 +235,31 @@ export function hasBaseDefinition(transactionSetIdentifier: string, release: str
 }
 
 /**
- * Null when the set has a base definition in its release; otherwise the sentence to log or show
- * ("validated structurally only"): such a set gets envelope checks only, and its 997/999 accepts
- * it when it is structurally sound.
+ * Base definitions proven position by position against an independent grammar of the standard
+ * (test/unit/x12/impl/oracle.test.ts fails when one of these disagrees with it, and when one not
+ * listed agrees). Only these validate sets: a definition not yet proven is used to translate, but
+ * a set it describes is validated structurally only, since a definition stricter than the
+ * standard would reject conforming documents.
+ */
+export const provenDefinitions: ReadonlySet<string> = new Set<string>(PROVEN);
+
+/** The base definition that validates a set of this set and release, or null (structural checks only). */
+export function validationImplementation(transactionSetIdentifier: string, release: string): Implementation | null {
+  return provenDefinitions.has(`${transactionSetIdentifier}/${releaseOf(release)}`) ? baseImplementation(transactionSetIdentifier, release) : null;
+}
+
+/**
+ * Null when a base definition validates the set in its release; otherwise the sentence to log or
+ * show ("validated structurally only"): such a set gets envelope checks only, and its 997/999
+ * accepts it when it is structurally sound.
  */
 export function baseDefinitionNote(transactionSetIdentifier: string, release: string): string | null {
-  if (hasBaseDefinition(transactionSetIdentifier, release)) return null;
-  const releases = supportedReleases(transactionSetIdentifier);
+  if (validationImplementation(transactionSetIdentifier, release) !== null) return null;
   const rel = releaseOf(release) || '(none)';
+  if (hasBaseDefinition(transactionSetIdentifier, release)) {
+    return `The base definition of transaction set ${transactionSetIdentifier} release ${rel} is not yet proven against the standard's grammar: validated structurally only.`;
+  }
+  const releases = supportedReleases(transactionSetIdentifier);
   const known = releases.length === 0 ? `transaction set ${transactionSetIdentifier} has no base definition in any release` : `base definitions of ${transactionSetIdentifier} exist for ${releases.join(', ')} only`;
   return `No base definition for transaction set ${transactionSetIdentifier} release ${rel} (${known}): validated structurally only.`;
 }

@@ -3,7 +3,7 @@ import type { Warning } from '../findings.ts';
 import { genericJson } from '../generic.ts';
 import type { JsonOut } from '../json-out.ts';
 import type { TransactionSetRead } from '../types.ts';
-import { resolveImplementation } from './base.ts';
+import { resolveImplementation, validationImplementation } from './base.ts';
 import { compile } from './compile.ts';
 import { runSet } from './engine.ts';
 import type { JsonObject } from './engine.ts';
@@ -68,7 +68,10 @@ export function translateSet(set: TransactionSetRead, impl?: Implementation | nu
 export function translateAndValidateJson(set: TransactionSetRead, impl?: Implementation | null): JsonTranslation & { findings: Finding[] } {
   const use = impl === undefined ? implementationFor(set) : impl;
   if (use === null) return { json: genericJson(set), warnings: [], findings: [] };
-  return runSet(set, compile(use), true, true);
+  // by default only a proven base definition validates (validationImplementation)
+  const validate = impl !== undefined || validationImplementation(set.transactionSetIdentifier, set.group.release) !== null;
+  const r = runSet(set, compile(use), true, validate);
+  return validate ? r : { json: r.json, warnings: r.warnings, findings: [] };
 }
 
 /** Translation and validation in one pass. */
@@ -78,11 +81,12 @@ export function translateAndValidate(set: TransactionSetRead, impl?: Implementat
 }
 
 /**
- * Segment and element findings of a set against `impl` (by default its base implementation);
- * none for a set without an implementation.
+ * Segment and element findings of a set against `impl` (by default its base implementation, when
+ * that one is proven: `validationImplementation`); none for a set without one (structural checks
+ * only, `baseDefinitionNote` says why).
  */
 export function validateSet(set: TransactionSetRead, impl?: Implementation | null): Finding[] {
-  const use = impl === undefined ? implementationFor(set) : impl;
+  const use = impl === undefined ? validationImplementation(set.transactionSetIdentifier, set.group.release) : impl;
   if (use === null) return [];
   return runSet(set, compile(use), false, true).findings;
 }

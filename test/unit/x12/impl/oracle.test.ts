@@ -7,7 +7,7 @@
  * reached.
  */
 import { describe, expect, it } from 'vitest';
-import { baseImplementation, supportedReleases, supportedSets } from '../../../../src/x12/impl/index.ts';
+import { baseImplementation, provenDefinitions, supportedReleases, supportedSets } from '../../../../src/x12/impl/index.ts';
 import { compareWithOracle } from '../../../oracle/compare.ts';
 import { oracleGrammars, oraclePython, oracleUnavailable } from '../../../oracle/oracle.ts';
 
@@ -28,7 +28,9 @@ describe.skipIf(python === null)('base definitions agree with the Bots grammars'
     expect(g?.missing, `the oracle has no grammar for ${set} ${release}`).toBeUndefined();
     const impl = baseImplementation(set, release)!;
     const diff = compareWithOracle(impl, g!);
-    if (diff.length > 0) console.log(`${set} ${release}: ${diff.length} disagreements\n  ${diff.join('\n  ')}`);
-    expect(diff).toEqual([]);
+    if (diff.length > 0) console.log(`${set} ${release}: ${diff.length} disagreements${provenDefinitions.has(`${set}/${release}`) ? '' : ' (not proven: validated structurally only)'}\n  ${diff.join('\n  ')}`);
+    // a proven definition (the only ones that validate) agrees; one that agrees is listed as proven
+    if (provenDefinitions.has(`${set}/${release}`)) expect(diff).toEqual([]);
+    else expect(diff, `${set}/${release} agrees with the standard: list it in provenDefinitions`).not.toEqual([]);
   });
 });
