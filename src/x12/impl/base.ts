@@ -70,7 +70,7 @@ function parseSegments(text: string, into: Map<string, SegmentEntry>): void {
 }
 
 /** `SET/RELEASE` keys of `provenDefinitions`. */
-const PROVEN: readonly string[] = [];
+const PROVEN: readonly string[] = ['997/004010', '997/005010', '999/005010'];
 
 const dictionaries = new Map<string, Dictionary>();
 
@@ -87,6 +87,7 @@ function dictionary(release: string): Dictionary {
   if (o) {
     parseElements(o.elements, elements);
     parseSegments(o.segments, segments);
+    if (o.composites !== undefined) parseSegments(o.composites, composites);
   }
   d = { elements, composites, segments };
   dictionaries.set(release, d);
