@@ -112,7 +112,9 @@ export function acknowledgeGroup(group: GroupRead, options: AckOptions = {}): { 
     }
   }
   const groupCodes: string[] = [];
-  for (const f of group.findings) if (f.code !== null && (Object.values(ak9Codes) as string[]).includes(f.code)) groupCodes.push(f.code);
+  // AK905 19 (group control number not unique) exists from 005010 on; an older 997 cannot carry it
+  const older = h.release.slice(0, 6) < '005010';
+  for (const f of group.findings) if (f.code !== null && (Object.values(ak9Codes) as string[]).includes(f.code) && !(older && f.code === '19')) groupCodes.push(f.code);
   const received = group.sets.length;
   const declared = group.trailer?.elements[0]?.trim() ?? '';
   const included = /^[0-9]+$/.test(declared) ? String(Number(declared)) : String(received);

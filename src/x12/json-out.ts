@@ -6,6 +6,7 @@
  */
 
 const QUOTE = 34;
+const SPACE = 32;
 const BACKSLASH = 92;
 
 /** Bytes a JSON string cannot hold as they are (control characters, quote, backslash, non-ASCII). */
@@ -47,8 +48,15 @@ export class JsonOut {
   bytes(b: Uint8Array): void {
     const len = b.length;
     this.room(len);
-    this.buf.set(b, this.n);
-    this.n += len;
+    const buf = this.buf;
+    let n = this.n;
+    // keys are short: a plain loop beats the call overhead of TypedArray.set
+    if (len <= 64) for (let i = 0; i < len; i++) buf[n++] = b[i] as number;
+    else {
+      buf.set(b, n);
+      n += len;
+    }
+    this.n = n;
   }
 
   /** Any text, as UTF-8. */
@@ -107,13 +115,14 @@ export class JsonOut {
   /**
    * Writes the bytes from `a` up to the first `sep` byte or `stop` as the body and closing quote
    * of a JSON string whose opening quote was written with its key, and returns where it stopped:
-   * finding an element's end and copying it in one pass. `t` is the text of `src`, for the rare
-   * value that needs escaping.
+   * finding an element's end and copying it in one pass, trailing spaces left out. `t` is the text
+   * of `src`, for the rare value that needs escaping.
    */
   strUntilQuoted(src: Uint8Array, t: string, a: number, stop: number, sep: number): number {
     this.room(stop - a + 1);
     const buf = this.buf;
-    let n = this.n;
+    const body = this.n;
+    let n = body;
     let i = a;
     for (; i < stop; i++) {
       const c = src[i] as number;
@@ -121,12 +130,16 @@ export class JsonOut {
       if (special[c] !== 0) {
         let j = i;
         while (j < stop && src[j] !== sep) j++;
+        let e = j;
+        while (e > a && src[e - 1] === SPACE) e--;
         this.n -= 1; // the opening quote: JSON.stringify writes its own
-        this.text(JSON.stringify(t.slice(a, j)));
+        this.text(JSON.stringify(t.slice(a, e)));
         return j;
       }
       buf[n++] = c;
     }
+    // trailing spaces are not significant in X12 (a space is never escaped in JSON)
+    while (n > body && buf[n - 1] === SPACE) n--;
     buf[n++] = QUOTE;
     this.n = n;
     return i;
@@ -166,6 +179,28 @@ export class JsonOut {
     buf[n++] = QUOTE;
     this.n = n;
     return true;
+  }
+
+  /** Appends everything `other` holds, then empties `other`. */
+  drain(other: JsonOut): void {
+    const k = other.n;
+    this.room(k);
+    other.buf.copy(this.buf, this.n, 0, k);
+    this.n += k;
+    if (other.utf8) this.utf8 = true;
+    other.reset();
+  }
+
+  /**
+   * Everything written, as bytes handed over to the caller (no copy): the writer starts again
+   * empty with a new buffer.
+   */
+  take(): Buffer {
+    const out = this.buf.subarray(0, this.n);
+    this.buf = Buffer.allocUnsafe(this.buf.length);
+    this.n = 0;
+    this.utf8 = false;
+    return out;
   }
 
   /** Everything written, as a string. */

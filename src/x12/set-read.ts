@@ -132,6 +132,41 @@ export function setText(set: TransactionSetRead): string {
   return out;
 }
 
+/**
+ * Element `position` (1-based) of the first segment `id` of a set, as read (undefined when the
+ * segment or the element is absent). Reads the reader's text directly, without splitting the set
+ * into segments.
+ */
+export function firstElement(set: TransactionSetRead, id: string, position: number): string | undefined {
+  if (!(set instanceof SetRead)) return set.segments.find((s) => s.id === id)?.elements[position - 1];
+  const t = set.text;
+  const d = set.interchange.delimiters;
+  const el = d.element;
+  const term = d.segment;
+  const trimEnd = term === '\n' || term === '\r';
+  const n = t.length;
+  let pos = 0;
+  while (pos < n) {
+    let c = t.charCodeAt(pos);
+    while (pos < n && c !== el.charCodeAt(0) && isSkippable(c)) c = t.charCodeAt(++pos);
+    if (pos >= n) break;
+    let end = t.indexOf(term, pos);
+    if (end < 0) end = n;
+    const stop = trimSegmentEnd(t, pos, end, trimEnd);
+    if (stop - pos > id.length && t.startsWith(id, pos) && t.charCodeAt(pos + id.length) === el.charCodeAt(0)) {
+      let a = pos + id.length + 1;
+      for (let k = 1; k < position; k++) {
+        const next = charIn(t, el.charCodeAt(0), a, stop);
+        if (next >= stop) return undefined;
+        a = next + 1;
+      }
+      return t.slice(a, charIn(t, el.charCodeAt(0), a, stop));
+    }
+    pos = end + 1;
+  }
+  return undefined;
+}
+
 let bytesScratch = Buffer.allocUnsafe(1 << 16);
 
 /**

@@ -15,7 +15,8 @@ import { readFile } from 'node:fs/promises';
 import { isTdxError, TdxError } from '../../errors.ts';
 import { acknowledgeInterchange } from '../../x12/ack.ts';
 import { structuralWarning, type StructuralFinding, type Warning } from '../../x12/findings.ts';
-import { documentToParts, referenceOf as referenceOfSet, resolveImplementation, segmentNotes, translateSetJson, validateSet } from '../../x12/impl/index.ts';
+import { baseDefinitionNote, documentToParts, hasBaseDefinition, referenceOf as referenceOfSet, resolveImplementation, segmentNotes, translateSetInto, validateSet } from '../../x12/impl/index.ts';
+import { JsonOut } from '../../x12/json-out.ts';
 import { readInterchanges, allFindings } from '../../x12/interchange.ts';
 import { readX12Stream } from '../../x12/reader.ts';
 import type { TransactionSetRead } from '../../x12/types.ts';
@@ -53,7 +54,7 @@ class Output {
     else this.failure ??= err;
   }
 
-  write(text: string): void {
+  write(text: string | Uint8Array): void {
     if (this.failure !== null) throw this.failure;
     if (!this.stopped) this.stream.write(text);
   }
@@ -78,10 +79,12 @@ interface X12Io {
   readonly stderr: NodeJS.WritableStream;
 }
 
-function setLine(set: TransactionSetRead, structural: Warning[]): string {
-  // translation driven by the base implementation of the set and release (generic without one)
-  const translation = translateSetJson(set);
-  const warnings = [...structural, ...translation.warnings];
+/**
+ * The members of a parse line before its document, as JSON text: the opening brace through
+ * `"document":`. The warnings (which the translation adds to) follow the document, so the document
+ * is written straight into the output by the engine.
+ */
+function lineHead(set: TransactionSetRead): string {
   const head = JSON.stringify({
     transactionSetIdentifier: set.transactionSetIdentifier,
     transactionSetControlNumber: set.controlNumber,
@@ -96,9 +99,13 @@ function setLine(set: TransactionSetRead, structural: Warning[]): string {
     interchangeVersion: set.interchange.version,
     release: set.group.release,
     reference: referenceOfSet(set),
-    warnings: warnings.map((w) => ({ code: w.code, message: w.message, detail: w.detail ?? null })),
   });
-  return `${head.slice(0, -1)},"document":${translation.json}}`;
+  return `${head.slice(0, -1)},"document":`;
+}
+
+/** The end of a parse line: its warnings, the closing brace and the line break. */
+function lineTail(warnings: readonly Warning[]): string {
+  return `,"warnings":${JSON.stringify(warnings.map((w) => ({ code: w.code, message: w.message, detail: w.detail ?? null })))}}\n`;
 }
 
 function warningsOf(findings: readonly StructuralFinding[]): Warning[] {
@@ -112,23 +119,51 @@ function warningsOf(findings: readonly StructuralFinding[]): Warning[] {
 
 /**
  * Streams the file. A group's lines are held until its GE, so the group's warnings ride on its
- * first set and lines stay in input order.
+ * first set and lines stay in input order. Lines are written as bytes: each translation is
+ * appended to the group's buffer as the engine writes it (translateSetInto), no string per
+ * document. A set whose set and release have no base definition gets one `note:` line on stderr
+ * per set identifier and release (validated structurally only, generic translation).
  */
 async function parse(file: string, io: X12Io): Promise<number> {
-  let held: { set: TransactionSetRead; warnings: Warning[] } | null = null;
-  let lines: string[] = [];
+  /** The group's first line, held apart: its warnings get the group's at the GE. */
+  const firstLine = new JsonOut();
+  let firstWarnings: Warning[] | null = null;
+  const rest = new JsonOut();
+  /** The group's further lines, in chunks of a few megabytes (no buffer growth copies). */
+  const held: Buffer[] = [];
+  const noted = new Set<string>();
   const flush = (groupWarnings: Warning[]): void => {
-    if (held) io.out.write(setLine(held.set, [...held.warnings, ...groupWarnings]) + '\n');
-    if (lines.length > 0) io.out.write(lines.join('\n') + '\n');
-    held = null;
-    lines = [];
+    if (firstWarnings !== null) {
+      firstLine.text(lineTail([...firstWarnings, ...groupWarnings]));
+      io.out.write(firstLine.take());
+    }
+    if (rest.n > 0) held.push(rest.take());
+    for (const chunk of held) io.out.write(chunk);
+    held.length = 0;
+    firstWarnings = null;
   };
   for await (const e of readX12Stream(createReadStream(file, { highWaterMark: 1 << 20 }))) {
     if (io.out.stopped) break; // the reader of stdout has gone: stop reading (closes the file)
     if (e.type === 'set') {
+      const set = e.set;
+      // parse translates: a set without any base definition in its release gets the generic shape
+      const note = hasBaseDefinition(set.transactionSetIdentifier, set.group.release) ? null : baseDefinitionNote(set.transactionSetIdentifier, set.group.release);
+      if (note !== null) {
+        const key = `${set.transactionSetIdentifier}/${set.group.release}`;
+        if (!noted.has(key)) {
+          noted.add(key);
+          io.stderr.write(`note: ${note}\n`);
+        }
+      }
       const warnings = warningsOf(e.findings);
-      if (held === null) held = { set: e.set, warnings };
-      else lines.push(setLine(e.set, warnings));
+      const out = firstWarnings === null ? firstLine : rest;
+      out.text(lineHead(set));
+      warnings.push(...translateSetInto(set, out));
+      if (firstWarnings === null) firstWarnings = warnings;
+      else {
+        rest.text(lineTail(warnings));
+        if (rest.n > 1 << 22) held.push(rest.take());
+      }
     } else if (e.type === 'group_end') {
       flush(warningsOf(e.findings));
     } else if (e.type === 'interchange_end' || e.type === 'note') {

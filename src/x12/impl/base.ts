@@ -3,6 +3,7 @@
  * built once from the compact dictionaries (`data-*.ts`) and cached. Releases: 004010 and 005010
  * for every set, 003060 for 204.
  */
+import { ackCodes004010, ackCodes005010 } from './data-codes.ts';
 import { elements004010 } from './data-elements.ts';
 import { overlays } from './data-overlays.ts';
 import { composites004010, segments004010 } from './data-segments.ts';
@@ -29,14 +30,15 @@ interface Dictionary {
   readonly segments: ReadonlyMap<string, SegmentEntry>;
 }
 
-/** Code lists the base implementations enforce: short, stable lists only. */
-const baseCodes: Readonly<Record<string, readonly string[]>> = {
-  '715': ['A', 'E', 'M', 'P', 'R', 'W', 'X'],
-  '717': ['A', 'E', 'M', 'R', 'W', 'X'],
-  '720': ['1', '2', '3', '4', '5', '6', '7', '8'],
-  '723': ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '12', '13'],
-  '248': ['A', 'C', 'N'],
-  '1073': ['N', 'U', 'W', 'Y'],
+/**
+ * Code lists the base implementations enforce, per release: the standard's full list or none.
+ * Only the acknowledgment elements have one, as pyx12's 997 (004010) and 999 (005010) maps give
+ * them (checked by test/unit/x12/impl/codes.test.ts); every other element passes any value of the
+ * right type and length, and partner implementations restrict codes.
+ */
+const baseCodes: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
+  '004010': ackCodes004010,
+  '005010': ackCodes005010,
 };
 
 function lines(text: string): string[] {
@@ -67,6 +69,9 @@ function parseSegments(text: string, into: Map<string, SegmentEntry>): void {
   }
 }
 
+/** `SET/RELEASE` keys of `provenDefinitions`. */
+const PROVEN: readonly string[] = ['997/004010', '997/005010', '999/005010'];
+
 const dictionaries = new Map<string, Dictionary>();
 
 function dictionary(release: string): Dictionary {
@@ -82,6 +87,7 @@ function dictionary(release: string): Dictionary {
   if (o) {
     parseElements(o.elements, elements);
     parseSegments(o.segments, segments);
+    if (o.composites !== undefined) parseSegments(o.composites, composites);
   }
   d = { elements, composites, segments };
   dictionaries.set(release, d);
@@ -90,7 +96,7 @@ function dictionary(release: string): Dictionary {
 
 const requirementOf = (c: string): Requirement => (c === 'M' ? 'M' : c === 'X' ? 'X' : 'O');
 
-function buildElement(token: string, position: number, d: Dictionary, where: string): ElementDef {
+function buildElement(token: string, position: number, d: Dictionary, where: string, release: string): ElementDef {
   const requirement = requirementOf(token[0] ?? 'O');
   let rest = token.slice(1);
   let name: string | undefined;
@@ -109,26 +115,26 @@ function buildElement(token: string, position: number, d: Dictionary, where: str
   if (rest.startsWith('C')) {
     const c = d.composites.get(rest);
     if (!c) throw new Error(`unknown composite ${rest} in ${where}`);
-    const components = c.tokens.map((t, i) => buildElement(t, i + 1, d, `${where}-${rest}`));
+    const components = c.tokens.map((t, i) => buildElement(t, i + 1, d, `${where}-${rest}`, release));
     return { position, reference: rest, name: name ?? c.name, requirement, usage, type: 'composite', minLength: 0, maxLength: 0, repeat, components };
   }
   const e = d.elements.get(rest);
   if (!e) throw new Error(`unknown element ${rest} in ${where}`);
-  const codes = baseCodes[rest];
+  const codes = baseCodes[release]?.[rest];
   const def: ElementDef = { position, reference: rest, name: name ?? e.name, requirement, usage, type: e.type, minLength: e.min, maxLength: e.max, repeat };
   return codes ? { ...def, codes } : def;
 }
 
-function buildSegment(id: string, position: string, requirement: 'M' | 'O', maxUse: number | null, d: Dictionary): SegmentNode {
+function buildSegment(id: string, position: string, requirement: 'M' | 'O', maxUse: number | null, d: Dictionary, release: string): SegmentNode {
   const s = d.segments.get(id);
   if (!s) throw new Error(`unknown segment ${id}`);
-  const elements = s.tokens.map((t, i) => buildElement(t, i + 1, d, id));
+  const elements = s.tokens.map((t, i) => buildElement(t, i + 1, d, id, release));
   const node: SegmentNode = { kind: 'segment', id, name: s.name, position, requirement, usage: requirement === 'M' ? 'must_use' : 'used', maxUse, elements };
   return s.syntax.length > 0 ? { ...node, syntax: s.syntax } : node;
 }
 
 /** Parses a structure table (see `data-sets.ts`). */
-function parseTable(text: string, d: Dictionary, position: (p: string) => string): StructureNode[] {
+function parseTable(text: string, d: Dictionary, position: (p: string) => string, release: string): StructureNode[] {
   const tokens = text.replace(/([{}|,])/g, ' $1 ').trim().split(/\s+/).filter((t) => t !== '');
   let i = 0;
   const max = (t: string | undefined): number | null => (t === '>1' ? null : Number(t));
@@ -156,7 +162,7 @@ function parseTable(text: string, d: Dictionary, position: (p: string) => string
       }
       const [id = '', pos = '', req, mx] = tokens.slice(i, i + 4);
       i += 4;
-      out.push(buildSegment(id, position(pos), req === 'M' ? 'M' : 'O', max(mx), d));
+      out.push(buildSegment(id, position(pos), req === 'M' ? 'M' : 'O', max(mx), d, release));
     }
     return out;
   };
@@ -165,10 +171,12 @@ function parseTable(text: string, d: Dictionary, position: (p: string) => string
   return nodes;
 }
 
-/** Releases with base definitions, per set. */
+/** Releases with base definitions, per set (the 999 exists from 005010 on). */
 export function supportedReleases(identifier: string): string[] {
   if (!(identifier in setStructures)) return [];
-  return identifier === '204' ? ['003060', '004010', '005010'] : ['004010', '005010'];
+  if (identifier === '204') return ['003060', '004010', '005010'];
+  if (identifier === '999') return ['005010'];
+  return ['004010', '005010'];
 }
 
 /** Transaction set identifiers with base definitions. */
@@ -196,7 +204,7 @@ export function baseImplementation(transactionSetIdentifier: string, release: st
   const position = rel >= '005010' ? (p: string): string => `${p.padStart(3, '0')}0` : (p: string): string => p;
   const tables: TableDef[] = [];
   for (const name of ['heading', 'detail', 'summary'] as TableName[]) {
-    const children = parseTable(s[name], d, position);
+    const children = parseTable(s[name], d, position, rel);
     if (children.length > 0) tables.push({ name, children });
   }
   const impl: Implementation = {
@@ -213,16 +221,48 @@ export function baseImplementation(transactionSetIdentifier: string, release: st
 }
 
 /**
- * The base implementation to read a set with: the exact release when shipped, else the closest
- * shipped release not above it, else the lowest shipped one; null for a set without definitions.
+ * The base implementation to read a set with: the one of its own release (GS08 cut to six
+ * digits), or null when none is shipped. A set is never read or validated as another release
+ * (004030 is not 004010): without a base definition it gets the generic translation and
+ * structural checks only (`baseDefinitionNote` says so in words).
  */
 export function resolveImplementation(transactionSetIdentifier: string, release: string): Implementation | null {
+  return baseImplementation(transactionSetIdentifier, release);
+}
+
+/** Whether a base definition exists for the set in the release (GS08 values are cut to six digits). */
+export function hasBaseDefinition(transactionSetIdentifier: string, release: string): boolean {
+  return supportedReleases(transactionSetIdentifier).includes(releaseOf(release));
+}
+
+/**
+ * Base definitions proven position by position against an independent grammar of the standard
+ * (test/unit/x12/impl/oracle.test.ts fails when one of these disagrees with it, and when one not
+ * listed agrees). Only these validate sets: a definition not yet proven is used to translate, but
+ * a set it describes is validated structurally only, since a definition stricter than the
+ * standard would reject conforming documents.
+ */
+export const provenDefinitions: ReadonlySet<string> = new Set<string>(PROVEN);
+
+/** The base definition that validates a set of this set and release, or null (structural checks only). */
+export function validationImplementation(transactionSetIdentifier: string, release: string): Implementation | null {
+  return provenDefinitions.has(`${transactionSetIdentifier}/${releaseOf(release)}`) ? baseImplementation(transactionSetIdentifier, release) : null;
+}
+
+/**
+ * Null when a base definition validates the set in its release; otherwise the sentence to log or
+ * show ("validated structurally only"): such a set gets envelope checks only, and its 997/999
+ * accepts it when it is structurally sound.
+ */
+export function baseDefinitionNote(transactionSetIdentifier: string, release: string): string | null {
+  if (validationImplementation(transactionSetIdentifier, release) !== null) return null;
+  const rel = releaseOf(release) || '(none)';
+  if (hasBaseDefinition(transactionSetIdentifier, release)) {
+    return `The base definition of transaction set ${transactionSetIdentifier} release ${rel} is not yet proven against the standard's grammar: validated structurally only.`;
+  }
   const releases = supportedReleases(transactionSetIdentifier);
-  if (releases.length === 0) return null;
-  const rel = releaseOf(release);
-  let pick = releases[0] ?? '';
-  for (const r of releases) if (r <= rel) pick = r;
-  return baseImplementation(transactionSetIdentifier, pick);
+  const known = releases.length === 0 ? `transaction set ${transactionSetIdentifier} has no base definition in any release` : `base definitions of ${transactionSetIdentifier} exist for ${releases.join(', ')} only`;
+  return `No base definition for transaction set ${transactionSetIdentifier} release ${rel} (${known}): validated structurally only.`;
 }
 
 function deepFreeze<T>(o: T): T {

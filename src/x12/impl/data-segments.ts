@@ -128,8 +128,8 @@ W12 Warehouse Item Detail: M473 X382 X382 X380 M355 X438 X235 X234 X234 X81 X187
 W03 Total Shipment Information: M382 X81 X355 X183 X355 X80 X355 ; P0203 P0405 P0607
 B1 Beginning Segment for Booking or Pick-up/Delivery: O140 M145 X373 X558 O127 O128 ; P0304
 V9 Event Detail: M304 O106 O373 O337 O19 O156 O26 O86 O248 O161 O1033 O154 O380 O380 O371 O21 O373 O380
-AK1 Functional Group Response Header: M479 M28 O480
-AK2 Transaction Set Response Header: M143 M329 O1705
+AK1 Functional Group Response Header: M479 M28
+AK2 Transaction Set Response Header: M143 M329
 AK3 Data Segment Note: M721 M719 O447 O720
 AK4 Data Element Note: MC030 O725 M723 O724
 AK5 Transaction Set Response Trailer: M717 O718 O718 O718 O718 O718
@@ -145,7 +145,7 @@ export const composites004010 = `
 C040 Reference Identifier: M128 M127 X128 X127 X128 X127 ; P0304 P0506
 C001 Composite Unit of Measure: M355 O1018 O649 X355 X1018 X649 X355 X1018 X649 X355 X1018 X649 X355 X1018 X649 ; C0504 C0605 C0804 C0907 C1110 C1210 C1413 C1513
 C002 Actions Indicated: M704 O704 O704 O704 O704
-C030 Position in Segment: M722 O1528 O1686
+C030 Position in Segment: M722 O1528
 C998 Context Identification: M9999 O9998
 C999 Reference in Segment: M725 O725
 `;

@@ -195,7 +195,7 @@ export const setStructures: Readonly<Record<string, SetStructure>> = {
   },
   '999': {
     name: 'Implementation Acknowledgment',
-    heading: `ST 010 M 1, AK1 020 M 1, {AK2 O 999999 | AK2 030 O 1, {IK3 O 999999 | IK3 040 O 1, CTX 050 O 10, {IK4 O 99 | IK4 060 O 1, CTX 070 O 10}}, IK5 080 M 1}, AK9 090 M 1, SE 100 M 1`,
+    heading: `ST 010 M 1, AK1 020 M 1, {AK2 O 999999 | AK2 030 O 1, {IK3 O 999999 | IK3 040 O 1, CTX 050 O 10, {IK4 O >1 | IK4 060 O 1, CTX 070 O 10}}, IK5 080 M 1}, AK9 090 M 1, SE 100 M 1`,
     detail: ``,
     summary: ``,
   },

@@ -83,6 +83,7 @@ function unrecognizedKey(i: number, comma: boolean): Uint8Array {
   return unrecognizedKeys[2 * i + (comma ? 1 : 0)]!;
 }
 
+const SPACE = 32;
 const D0 = 48;
 const D9 = 57;
 const MINUS = 45;
@@ -102,7 +103,7 @@ class Pass {
   readonly findings: Finding[] = [];
   /** JSON text of the translation (after `run`). */
   json = '';
-  private readonly o: JsonOut = scratch;
+  private readonly o: JsonOut;
   /** The text as bytes when it is ASCII (values are then copied from bytes). */
   private readonly src: Buffer | null;
   /** Element values are written (translating, and the segment is translated). */
@@ -134,7 +135,9 @@ class Pass {
     src: Buffer | null,
     private readonly translate: boolean,
     private readonly validate: boolean,
+    private readonly sink: JsonOut | null = null,
   ) {
+    this.o = sink ?? scratch;
     this.el = d.element;
     this.comp = d.component;
     this.rep = d.repetition;
@@ -153,7 +156,7 @@ class Pass {
     const root = this.c.root;
     const stack: Frame[] = [new Frame(root, this.validate ? new Array<number>(root.children.length).fill(0) : null)];
     if (this.translate) {
-      this.o.reset();
+      if (this.sink === null) this.o.reset();
       this.o.byte(LBRACE);
     }
     let pos = 0;
@@ -189,7 +192,7 @@ class Pass {
     if (this.translate) {
       if (rootFrame.table !== null) this.closeObject(rootFrame);
       this.o.byte(RBRACE);
-      this.json = this.o.toString();
+      if (this.sink === null) this.json = this.o.toString();
     }
   }
 
@@ -374,11 +377,13 @@ class Pass {
       for (;;) {
         const def = defs[i];
         if (fuse && def !== undefined && def.plainString) {
-          // translation only, a string element: find its end while copying it
+          // translation only, a string element: find its end while copying it (trailing spaces,
+          // not significant in X12, dropped; a value of spaces only is left out like an empty one)
           const mark = o.n;
-          o.bytes(first ? def.q0 : def.q1);
+          const key = first ? def.q0 : def.q1;
+          o.bytes(key);
           const b = o.strUntilQuoted(src, t, a, stop, elCode);
-          if (b > a) first = false;
+          if (o.n > mark + key.length + 1) first = false;
           else o.n = mark;
           i++;
           if (b >= stop) break;
@@ -506,15 +511,22 @@ class Pass {
     const t = this.t;
     const w = this.w;
     switch (def.t) {
-      case T_STRING:
+      case T_STRING: {
+        // trailing spaces are not significant in X12: not translated, not counted against the
+        // maximum length (the minimum is checked on the value as sent, so padding never fails it)
+        let e = b;
+        while (e > a && t.charCodeAt(e - 1) === SPACE) e--;
         if (v) {
-          if (def.codes !== null && !def.codes.has(t.slice(a, b))) {
+          if (def.codes !== null && !def.codes.has(t.slice(a, e))) {
             const raw = t.slice(a, b);
             this.elementFinding('7', def.ep, def.cp, rep, def.reference, raw, `${def.name} "${raw}" is not an allowed code.`);
-          } else this.length(def, a, b, b - a, rep);
+          } else if (b - a < def.min) this.length(def, a, b, b - a, rep);
+          else this.length(def, a, e, e - a, rep);
         }
-        if (w) this.str(a, b);
+        if (e === a) return false;
+        if (w) this.str(a, e);
         return true;
+      }
       case T_N:
       case T_R: {
         if (!(def.t === T_N ? this.numberN(a, b, def.decimals, w) : this.numberR(a, b, w))) {
@@ -755,9 +767,12 @@ class Pass {
   }
 }
 
-/** Runs one pass over a set: JSON text of the translation when `translate`, findings when `validate`. */
-export function runSet(set: TransactionSetRead, c: Compiled, translate: boolean, validate: boolean): RunResult {
-  const p = new Pass(c, set.interchange.delimiters, setText(set), translate ? asciiBytesOf(set) : null, translate, validate);
+/**
+ * Runs one pass over a set: JSON text of the translation when `translate`, findings when
+ * `validate`. With `sink` the translation is appended to it as bytes and `json` is empty.
+ */
+export function runSet(set: TransactionSetRead, c: Compiled, translate: boolean, validate: boolean, sink: JsonOut | null = null): RunResult {
+  const p = new Pass(c, set.interchange.delimiters, setText(set), translate ? asciiBytesOf(set) : null, translate, validate, sink);
   p.run();
   return { json: p.json, warnings: p.warnings, findings: p.findings };
 }

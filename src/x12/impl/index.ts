@@ -5,9 +5,9 @@
  */
 export type { DataType, ElementDef, Implementation, ImplementationStatus, LoopNode, Requirement, SegmentNode, StructureNode, TableDef, TableName, Usage } from './model.ts';
 export { useCounts } from './model.ts';
-export { baseImplementation, resolveImplementation, releaseOf, supportedReleases, supportedSets } from './base.ts';
+export { baseDefinitionNote, baseImplementation, hasBaseDefinition, provenDefinitions, resolveImplementation, releaseOf, supportedReleases, supportedSets, validationImplementation } from './base.ts';
 export { referenceElement, referenceElements, referenceOf } from './reference.ts';
-export { documentToParts, documentToSegments, implementationFor, translateAndValidate, translateAndValidateJson, translateSet, translateSetJson, validateSet } from './translate.ts';
+export { documentToParts, documentToSegments, implementationFor, translateAndValidate, translateAndValidateJson, translateSet, translateSetInto, translateSetJson, validateSet } from './translate.ts';
 export type { JsonTranslation, Translation } from './translate.ts';
 export type { DocumentParts, WriteOptions, WrittenSegment } from './write.ts';
 export type { Ak3Code, Ak4Code, ElementFinding, Finding, SegmentFinding, SegmentNote } from './results.ts';

@@ -2,6 +2,7 @@
  * The business reference of a transaction set, exactly per the contract's "Reference by
  * transaction set" table: the element of the beginning segment that carries it, or null.
  */
+import { firstElement } from '../set-read.ts';
 import type { TransactionSetRead } from '../types.ts';
 import { releaseOf } from './base.ts';
 
@@ -34,16 +35,13 @@ export function referenceElement(transactionSetIdentifier: string, release: stri
 
 /**
  * The reference of a set: the element named by the table, read from the first occurrence of its
- * segment; null for other sets and when the segment or element is absent or blank.
+ * segment, trailing spaces left out; null for other sets and when the segment or element is absent or blank.
  */
 export function referenceOf(set: TransactionSetRead): string | null {
   const at = referenceElement(set.transactionSetIdentifier, set.group.release);
   if (at === null) return null;
   const [id, pos] = at;
-  for (const seg of set.segments) {
-    if (seg.id !== id) continue;
-    const v = seg.elements[pos - 1];
-    return v === undefined || v.trim() === '' ? null : v;
-  }
-  return null;
+  // trailing spaces are not significant in X12; leading ones are kept
+  const v = firstElement(set, id, pos)?.replace(/ +$/, '');
+  return v === undefined || v.trim() === '' ? null : v;
 }

@@ -1,8 +1,9 @@
 /** Translation (EDI → JSON), validation and writing (JSON → segments) of one transaction set. */
 import type { Warning } from '../findings.ts';
 import { genericJson } from '../generic.ts';
+import type { JsonOut } from '../json-out.ts';
 import type { TransactionSetRead } from '../types.ts';
-import { resolveImplementation } from './base.ts';
+import { resolveImplementation, validationImplementation } from './base.ts';
 import { compile } from './compile.ts';
 import { runSet } from './engine.ts';
 import type { JsonObject } from './engine.ts';
@@ -43,6 +44,20 @@ export function translateSetJson(set: TransactionSetRead, impl?: Implementation 
   return { json: r.json, warnings: r.warnings };
 }
 
+/**
+ * `translateSetJson` appending the JSON text as UTF-8 bytes to `out` instead of returning a string
+ * (for writers of many documents, such as the JSON Lines of `tdx x12 parse`: no string is made per
+ * document). Returns the warnings.
+ */
+export function translateSetInto(set: TransactionSetRead, out: JsonOut, impl?: Implementation | null): Warning[] {
+  const use = impl === undefined ? implementationFor(set) : impl;
+  if (use === null) {
+    out.text(genericJson(set));
+    return [];
+  }
+  return runSet(set, compile(use), true, false, out).warnings;
+}
+
 /** `translateSetJson` with the document parsed into objects. */
 export function translateSet(set: TransactionSetRead, impl?: Implementation | null): Translation {
   const t = translateSetJson(set, impl);
@@ -53,7 +68,10 @@ export function translateSet(set: TransactionSetRead, impl?: Implementation | nu
 export function translateAndValidateJson(set: TransactionSetRead, impl?: Implementation | null): JsonTranslation & { findings: Finding[] } {
   const use = impl === undefined ? implementationFor(set) : impl;
   if (use === null) return { json: genericJson(set), warnings: [], findings: [] };
-  return runSet(set, compile(use), true, true);
+  // by default only a proven base definition validates (validationImplementation)
+  const validate = impl !== undefined || validationImplementation(set.transactionSetIdentifier, set.group.release) !== null;
+  const r = runSet(set, compile(use), true, validate);
+  return validate ? r : { json: r.json, warnings: r.warnings, findings: [] };
 }
 
 /** Translation and validation in one pass. */
@@ -63,11 +81,12 @@ export function translateAndValidate(set: TransactionSetRead, impl?: Implementat
 }
 
 /**
- * Segment and element findings of a set against `impl` (by default its base implementation);
- * none for a set without an implementation.
+ * Segment and element findings of a set against `impl` (by default its base implementation, when
+ * that one is proven: `validationImplementation`); none for a set without one (structural checks
+ * only, `baseDefinitionNote` says why).
  */
 export function validateSet(set: TransactionSetRead, impl?: Implementation | null): Finding[] {
-  const use = impl === undefined ? implementationFor(set) : impl;
+  const use = impl === undefined ? validationImplementation(set.transactionSetIdentifier, set.group.release) : impl;
   if (use === null) return [];
   return runSet(set, compile(use), false, true).findings;
 }

@@ -111,8 +111,9 @@ const refused: Record<string, RegExp> = {
   'vscode-edi-x12/odd-separator.edi': /x12_document_invalid: \$\.segments: the SE is missing/,
   'imsweb-x12-parser/x12_bad_segment_identifier.txt': /x12_document_invalid: \$\.segments\[3\]\.id: "" is not a segment id/,
   'staedi/ts210_80char.edi': /x12_document_invalid: \$\.heading\.name_N1_loop\[0\]\.unrecognized_segments\[0\]\.id: "N4\\n" is not a segment id/,
-  'bots-plugins/850-004010-08.x12': /x12_document_invalid: \$\.detail\.baseline_item_data_PO1_loop\[0\]\.product_item_description_PID_loop\[0\]\.unrecognized_segments\[0\]\.id: "DT\\nM" is not a segment id/,
-  'bots-plugins/850-004010.16.x12': /x12_document_invalid: \$\.detail\.baseline_item_data_PO1_loop\[0\]\.product_item_description_PID_loop\[0\]\.unrecognized_segments\[0\]\.id: "DT\\r\\nM" is not a segment id/,
+  // GS08 "004 010" names no release with a base definition: generic documents
+  'bots-plugins/850-004010-08.x12': /x12_document_invalid: \$\.segments\[18\]\.id: "DT\\nM" is not a segment id/,
+  'bots-plugins/850-004010.16.x12': /x12_document_invalid: \$\.segments\[18\]\.id: "DT\\r\\nM" is not a segment id/,
   'X12Parser/FromLatitude81uk.txt': /invalid_body: .*envelope\.version \(ISA12\) "343434" must be five letters or digits/,
 };
 
