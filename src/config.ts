@@ -77,6 +77,15 @@ export interface Config {
     /** Most rows inserted into one ClickHouse table per insert. @default 5000 */
     readonly maxBatchRows: number;
   };
+  /** Mapping workers (docs/mappings.md). */
+  readonly mapping: {
+    /** Worker processes that evaluate mappings and validate their output. @default 2 */
+    readonly workers: number;
+    /** Longest evaluation of one mapping before it fails. @default 5000 */
+    readonly timeoutMs: number;
+    /** Heap cap of each worker thread, in megabytes. @default 512 */
+    readonly heapMb: number;
+  };
   /** Grace period for in-flight work on SIGTERM. @default 15000 */
   readonly shutdownTimeoutMs: number;
 }
@@ -201,6 +210,11 @@ export function loadConfig(env: Env = process.env): Config {
     },
     materializer: {
       maxBatchRows: r.int('TDX_MATERIALIZER_MAX_BATCH_ROWS', 5_000, 1, 1_000_000),
+    },
+    mapping: {
+      workers: r.int('TDX_MAPPING_WORKERS', 2, 1, 32),
+      timeoutMs: r.int('TDX_MAPPING_TIMEOUT_MS', 5_000, 10, 600_000),
+      heapMb: r.int('TDX_MAPPING_HEAP_MB', 512, 32, 16_384),
     },
     shutdownTimeoutMs: r.int('TDX_SHUTDOWN_TIMEOUT_MS', 15_000, 0, 600_000),
   };
