@@ -53,7 +53,11 @@ function build(spec: ImplementationSpec, problems?: Problem[]): Implementation |
   }
 }
 
-function model(spec: ImplementationSpec): Implementation {
+/**
+ * The X12 engine's model of a configured implementation (for translating, writing and validating
+ * with it); throws when the definition cannot be built (`check` lists why).
+ */
+export function implementationModel(spec: ImplementationSpec): Implementation {
   const problems: Problem[] = [];
   const impl = build(spec, problems);
   if (!impl) throw new Error(`implementation "${spec.name}" cannot be built: ${problems.map((p) => p.message).join('; ')}`);
@@ -72,12 +76,12 @@ export const x12ImplementationEngine: ImplementationEngine = {
     return impl ? useCounts(impl) : { segmentUseCount: 0, loopUseCount: 0 };
   },
   schema(impl) {
-    return implementationSchema(model(impl));
+    return implementationSchema(implementationModel(impl));
   },
   guide(impl, variant) {
-    return renderGuide(model(impl), variant);
+    return renderGuide(implementationModel(impl), variant);
   },
   exportDocument(impl) {
-    return exportImplementation(model(impl));
+    return exportImplementation(implementationModel(impl));
   },
 };

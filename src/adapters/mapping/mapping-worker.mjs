@@ -117,21 +117,12 @@ const formats = {
   uri: 'a URI',
 };
 
-/** One sentence per ajv error: the JSON path (with the schema's title when it has one) and the rule broken. */
+/** One sentence per ajv error: "<JSON path>: <rule broken>". */
 function describe(e) {
   const p = e.params;
-  const title = (s) => (s && typeof s.title === 'string' ? ` (${s.title})` : '');
-  switch (e.keyword) {
-    case 'required': {
-      const prop = p.missingProperty;
-      return `${pathOf(e.instancePath, prop)}${title(e.parentSchema?.properties?.[prop])}: is required but missing`;
-    }
-    case 'additionalProperties':
-      return `${pathOf(e.instancePath, p.additionalProperty)}: is not allowed here (the schema has no such property)`;
-    default:
-      break;
-  }
-  const at = `${pathOf(e.instancePath)}${title(e.parentSchema)}`;
+  if (e.keyword === 'required') return `${pathOf(e.instancePath, p.missingProperty)}: is required but missing`;
+  if (e.keyword === 'additionalProperties') return `${pathOf(e.instancePath, p.additionalProperty)}: is not allowed here (the schema has no such property)`;
+  const at = pathOf(e.instancePath);
   const got = shown(e.data);
   switch (e.keyword) {
     case 'type': {

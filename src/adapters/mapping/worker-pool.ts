@@ -197,6 +197,8 @@ export class MappingWorkerPool implements MappingEngine {
       const child = slot.child;
       if (child.exitCode === null && child.signalCode === null) {
         stopping.push(new Promise<void>((resolve) => child.once('exit', () => resolve())));
+        // referenced until it has exited, so that this wait keeps the process alive
+        child.ref();
         child.kill('SIGKILL');
       }
     }

@@ -121,7 +121,7 @@ describe('MappingWorkerPool', () => {
     const schema = {
       type: 'object',
       properties: {
-        order: { type: 'string', title: 'Order number', minLength: 5 },
+        order: { type: 'string', minLength: 5 },
         date: { type: 'string', format: 'date' },
         lines: { type: 'array', minItems: 1, items: { type: 'object', properties: { qty: { type: 'integer' } }, required: ['qty'], additionalProperties: false } },
         code: { enum: ['00', '05'] },
@@ -130,10 +130,10 @@ describe('MappingWorkerPool', () => {
       additionalProperties: false,
     };
     const ok = await pool.run('{"order": number, "date": "2026-03-01", "lines": [lines.{"qty": qty}]}', order, { validateWith: { cacheKey: 't1', schema } });
-    expect(ok).toEqual({ ok: true, outputJson: '{"order":"PO-1","date":"2026-03-01","lines":[{"qty":2},{"qty":1}]}', violations: ['$.order (Order number): must be at least 5 characters long (got "PO-1")'] });
+    expect(ok).toEqual({ ok: true, outputJson: '{"order":"PO-1","date":"2026-03-01","lines":[{"qty":2},{"qty":1}]}', violations: ['$.order: must be at least 5 characters long (got "PO-1")'] });
     const bad = await pool.run('{"date": "20260301", "lines": [lines.{"qty": price, "sku": sku}], "code": "ZZ", "extra": 1}', order, { validateWith: { cacheKey: 't1', schema } });
     expect(bad.ok && bad.violations).toEqual([
-      '$.order (Order number): is required but missing',
+      '$.order: is required but missing',
       '$.extra: is not allowed here (the schema has no such property)',
       '$.date: must be an ISO date (YYYY-MM-DD) (got "20260301")',
       '$.lines[0].sku: is not allowed here (the schema has no such property)',
