@@ -171,6 +171,14 @@ describe('configuration lists and shows', () => {
     const schema = await h.get(`/platform/implementations/${impl.id}/schema`);
     expect(schema.body.$schema).toContain('2020-12');
     expect(schema.headers.get('content-type')).toMatch(/json/);
+    // inbound, mapped from the source erp-purchase-order: the canonical shape its sample shows
+    expect(schema.body.properties.orderDate).toEqual({ type: 'string', format: 'date' });
+    expect(schema.body.properties.lines.items.properties.quantity).toEqual({ type: 'number' });
+    // outbound: the partner's document
+    const impl810 = (await h.get('/platform/implementations?transactionSetIdentifier=810')).body.implementations[0];
+    const schema810 = (await h.get(`/platform/implementations/${impl810.id}/schema`)).body;
+    expect(schema810.required).toEqual(['heading', 'summary']);
+    expect(schema810.properties.heading.required).toEqual(['beginning_segment_for_invoice_BIG']);
     const console_ = await h.get(`/platform/implementations/${impl.id}/guide`);
     expect(console_.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(console_.text).toContain('BEG01');
