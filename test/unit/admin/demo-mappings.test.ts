@@ -26,7 +26,7 @@ afterAll(async () => pool.close());
 
 const corpus850 = new URL('../../../../shared/corpus/x12/bots-plugins/850-004010-01.x12', import.meta.url);
 
-describe('demo-850-to-erp', () => {
+describe('demo-850-to-erp', { timeout: 30_000 }, () => {
   it.skipIf(!existsSync(corpus850))('maps a real 850 into the ERP order shape', async () => {
     const spec = implementation('demo-850-inbound');
     const impl = implementationModel(spec);
@@ -69,7 +69,7 @@ describe('demo-850-to-erp', () => {
   });
 });
 
-describe('demo-erp-to-810', () => {
+describe('demo-erp-to-810', { timeout: 30_000 }, () => {
   it('maps the invoice sample into an 810 of the implementation, which writes and validates with no finding', async () => {
     const spec = implementation('demo-810-outbound');
     const impl = implementationModel(spec);

@@ -22,7 +22,7 @@ function withTransformation(index: number, transformation: string): ConfigDocume
 const outboundInput = 'the sample of source "erp-invoice"';
 const inboundInput = 'the translation of a minimal 850 of implementation "demo-850-inbound"';
 
-describe('checkMappings', () => {
+describe('checkMappings', { timeout: 30_000 }, () => {
   it('finds nothing wrong with the demo mappings', async () => {
     expect(await check(demo())).toEqual([]);
   });

@@ -19,7 +19,7 @@ describe('lineColumn and expressionLocation', () => {
   });
 });
 
-describe('MappingWorkerPool', () => {
+describe('MappingWorkerPool', { timeout: 30_000 }, () => {
   it('maps JSON text to JSON text', async () => {
     const r = await pool.run('{"order": number, "total": $sum(lines.(qty * price)), "skus": [lines.sku]}', order);
     expect(r).toEqual({ ok: true, outputJson: JSON.stringify({ order: 'PO-1', total: 7, skus: ['A', 'B'] }) });
@@ -56,7 +56,8 @@ describe('MappingWorkerPool', () => {
     const r = await pool.run('($f := function($i) { $f($i + 1) }; $f(0))', '{}', { timeoutMs: 300 });
     expect(r).toMatchObject({ ok: false, kind: 'expression', code: 'D1012' });
     if (!r.ok) expect(r.message).toBe('The mapping did not finish within 300 ms (JSONata D1012): look for a loop or recursion that does not end.');
-    expect(Date.now() - started).toBeLessThan(300 + 1000);
+    // bounded by the timeout, not by the loop (generous margin for a loaded machine)
+    expect(Date.now() - started).toBeLessThan(300 + 3000);
   });
 
   it('stops deep recursion at the stack bound', async () => {
@@ -75,7 +76,7 @@ describe('MappingWorkerPool', () => {
     expect(r).toMatchObject({ ok: false, kind: 'expression', code: 'timeout' });
     if (!r.ok) expect(r.message).toBe('The mapping did not finish within 50 ms and was stopped: look for a loop or recursion that does not end, or an operation on a huge value.');
     expect(took).toBeGreaterThanOrEqual(50 + 1000);
-    expect(took).toBeLessThan(50 + 1000 + 1500);
+    expect(took).toBeLessThan(50 + 1000 + 4000);
     expect(await pool.run('number', order)).toEqual({ ok: true, outputJson: '"PO-1"' });
   });
 
@@ -100,14 +101,14 @@ describe('MappingWorkerPool', () => {
     expect(ticks).toBeGreaterThan(5);
   });
 
-  it('runs jobs concurrently on its workers and answers each its own', async () => {
+  it('runs jobs concurrently on its workers and answers each its own', { timeout: 20_000 }, async () => {
     const inputs = Array.from({ length: 20 }, (_, i) => JSON.stringify({ n: i }));
     const results = await Promise.all(inputs.map((input) => pool.run('n * 2', input)));
     expect(results).toEqual(inputs.map((_, i) => ({ ok: true, outputJson: String(i * 2) })));
     expect(pool.workerCount).toBe(2);
     // a slow job does not hold up the others: the second worker takes them
     let slowDone = false;
-    const slow = pool.run('($loop := function($i) { $loop($i + 1) }; $loop(0))', '{}', { timeoutMs: 1500 }).then((r) => {
+    const slow = pool.run('($loop := function($i) { $loop($i + 1) }; $loop(0))', '{}', { timeoutMs: 4000 }).then((r) => {
       slowDone = true;
       return r;
     });

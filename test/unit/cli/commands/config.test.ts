@@ -27,12 +27,12 @@ async function run(...args: string[]) {
 }
 
 describe('tdx config check', () => {
-  it('runs the demo mappings and finds nothing to warn about', async () => {
+  it('runs the demo mappings and finds nothing to warn about', { timeout: 30_000 }, async () => {
     const r = await run('check', 'deploy/demo/config.yaml');
     expect(r).toEqual({ code: 0, stdout: 'deploy/demo/config.yaml: valid\n', stderr: '' });
   });
 
-  it('warns about a mapping that cannot produce valid output, naming file, line, mapping, path and problem', async () => {
+  it('warns about a mapping that cannot produce valid output, naming file, line, mapping, path and problem', { timeout: 30_000 }, async () => {
     const text = readFileSync('deploy/demo/config.yaml', 'utf8').replace('"invoice_number_02": invoiceNumber,', '"invoice_number": invoiceNumber,');
     const file = join(mkdtempSync(join(tmpdir(), 'tdx-config-')), 'broken.yaml');
     writeFileSync(file, text);
@@ -49,7 +49,7 @@ describe('tdx config check', () => {
     ]);
   });
 
-  it('ends its process once the check is done (idle mapping workers hold nothing open)', () => {
+  it('ends its process once the check is done (idle mapping workers hold nothing open)', { timeout: 60_000 }, () => {
     const r = spawnSync(process.execPath, ['bin/tdx.mjs', 'config', 'check', 'deploy/demo/config.yaml'], { encoding: 'utf8', timeout: 60_000 });
     expect(r.stdout).toBe('deploy/demo/config.yaml: valid\n');
     expect(r.status).toBe(0);

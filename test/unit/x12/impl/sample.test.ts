@@ -5,7 +5,7 @@ import { baseImplementation, deriveImplementation, implementationSchema, sampleS
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 const every = supportedSets.flatMap((set) => supportedReleases(set).map((release) => [set, release] as const));
 
-describe('sampleSet', () => {
+describe('sampleSet', { timeout: 30_000 }, () => {
   it('covers every shipped set and release', () => {
     expect(every.length).toBeGreaterThan(20);
   });
