@@ -75,7 +75,6 @@ interface Job {
   readonly payload: RunPayload | ValidatePayload;
   /** Guard before the answer (or before validation starts, for a run). */
   readonly guardMs: number;
-  readonly timeoutMs: number;
   readonly resolve: (reply: Reply) => void;
   readonly reject: (err: Error) => void;
   /** The answer when the worker is lost (guard, memory, exit). */
@@ -149,7 +148,6 @@ export class MappingWorkerPool implements MappingEngine {
         id: this.nextId++,
         payload,
         guardMs: timeoutMs + this.graceMs,
-        timeoutMs,
         resolve: (reply) => {
           if ('type' in reply) return;
           if (reply.ok) {
@@ -171,7 +169,6 @@ export class MappingWorkerPool implements MappingEngine {
         id: this.nextId++,
         payload,
         guardMs: this.validationTimeoutMs,
-        timeoutMs: this.validationTimeoutMs,
         resolve: (reply) => {
           if ('type' in reply) return;
           if (reply.ok) resolve(reply.violations ?? []);
