@@ -96,6 +96,15 @@ export interface Config {
     /** Gap between the two listings that tell whether a file is still being written. @default 2000 */
     readonly stabilityIntervalMs: number;
   };
+  /** Mapping workers (docs/mappings.md). */
+  readonly mapping: {
+    /** Worker processes that evaluate mappings and validate their output. @default 2 */
+    readonly workers: number;
+    /** Longest evaluation of one mapping before it fails. @default 5000 */
+    readonly timeoutMs: number;
+    /** Heap cap of each worker thread, in megabytes. @default 512 */
+    readonly heapMb: number;
+  };
   /** Grace period for in-flight work on SIGTERM. @default 15000 */
   readonly shutdownTimeoutMs: number;
 }
@@ -229,6 +238,11 @@ export function loadConfig(env: Env = process.env): Config {
       sessionIdleMs: r.int('TDX_SFTP_SESSION_IDLE_MS', 60_000, 0, 3_600_000),
       maxSessions: r.int('TDX_SFTP_MAX_SESSIONS', 16, 1, 10_000),
       stabilityIntervalMs: r.int('TDX_SFTP_STABILITY_INTERVAL_MS', 2_000, 0, 600_000),
+    },
+    mapping: {
+      workers: r.int('TDX_MAPPING_WORKERS', 2, 1, 32),
+      timeoutMs: r.int('TDX_MAPPING_TIMEOUT_MS', 5_000, 10, 600_000),
+      heapMb: r.int('TDX_MAPPING_HEAP_MB', 512, 32, 16_384),
     },
     shutdownTimeoutMs: r.int('TDX_SHUTDOWN_TIMEOUT_MS', 15_000, 0, 600_000),
   };

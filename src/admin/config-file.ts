@@ -131,6 +131,13 @@ export function parseConfigText(file: string, text: string, engine: Implementati
   });
 }
 
+/** Line and column of a field of a configuration file's text (its nearest existing ancestor's). */
+export function locateField(text: string, path: DocPath): { line: number; column: number } {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  return locate(doc, lines, path);
+}
+
 /** Reads and checks a configuration file. */
 export function readConfigFile(file: string, engine: ImplementationEngine, options: ConfigFileOptions = {}): ConfigDocument {
   let text: string;

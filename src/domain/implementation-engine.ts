@@ -16,7 +16,7 @@ export interface ImplementationEngine {
   check(spec: ImplementationSpec): { path: (string | number)[]; message: string }[];
   counts(spec: ImplementationSpec): { segmentUseCount: number; loopUseCount: number };
   /** JSON Schema (draft 2020-12) of what a mapping targeting the implementation must produce. */
-  schema(impl: ImplementationRecord, direction: Direction): Record<string, unknown>;
+  schema(impl: ImplementationSpec, direction: Direction): Record<string, unknown>;
   guide(impl: ImplementationRecord, variant: GuideVariant): string;
   exportDocument(impl: ImplementationRecord): Record<string, unknown>;
 }

@@ -53,7 +53,10 @@ function build(spec: ImplementationSpec, problems?: Problem[]): Implementation |
   }
 }
 
-/** The X12 engine's model of a configured implementation; throws when the definition cannot be built. */
+/**
+ * The X12 engine's model of a configured implementation (for translating, writing and validating
+ * with it); throws when the definition cannot be built (`check` lists why).
+ */
 export function implementationModel(spec: ImplementationSpec): Implementation {
   const problems: Problem[] = [];
   const impl = build(spec, problems);

@@ -1,11 +1,15 @@
 import { parseArgs } from 'node:util';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import type { CliCommand } from '../tdx.ts';
+import type { CliCommand, CliIo } from '../tdx.ts';
 import { loadConfig } from '../../config.ts';
 import { TdxError } from '../../errors.ts';
 import { applyConfig, exportConfig } from '../../admin/admin-service.ts';
-import { readConfigFile } from '../../admin/config-file.ts';
+import { fieldName, locateField, readConfigFile } from '../../admin/config-file.ts';
+import { checkMappings, describeMappingWarning } from '../../admin/mapping-check.ts';
+import { createMappingEngine } from '../../adapters/mapping/worker-pool.ts';
+import type { Config } from '../../config.ts';
+import type { ConfigDocument } from '../../domain/configuration.ts';
 import { openAdminSession } from '../../admin/cassandra-session.ts';
 import { x12ImplementationEngine as implementationEngine } from '../../domain/x12-implementation-engine.ts';
 import { CassandraOrganizationStore } from '../../adapters/cassandra/organization-store.ts';
@@ -16,7 +20,31 @@ const USAGE = `usage:
   tdx config export --org ORG [--format yaml|json] [--out FILE] write the configuration back in the same format
   tdx config check FILE                                         validate a file without applying it
 The file format is the JSON Schema schemas/config/organization-config.schema.json.
+check and apply also run every mapping (on its source's sample, or on a generated document) and
+print what is wrong with its output as warnings; warnings never stop an apply.
 `;
+
+/**
+ * Runs the mapping checks of a valid file and writes each warning to stderr as
+ * `FILE:LINE:COLUMN: warning: field: mapping "name" on <input>: <path>: <problem>`; returns
+ * how many there were.
+ */
+async function reportMappingWarnings(file: string, doc: ConfigDocument, settings: Config['mapping'], io: CliIo): Promise<number> {
+  if ((doc.mappings ?? []).length === 0) return 0;
+  const engine = createMappingEngine(settings);
+  try {
+    const warnings = await checkMappings(doc, engine, implementationEngine);
+    if (warnings.length === 0) return 0;
+    const text = readFileSync(file, 'utf8');
+    for (const w of warnings) {
+      const at = locateField(text, w.field);
+      io.stderr.write(`${file}:${at.line}:${at.column}: warning: ${fieldName(w.field)}: ${describeMappingWarning(w)}\n`);
+    }
+    return warnings.length;
+  } finally {
+    await engine.close();
+  }
+}
 
 /** `tdx config`: apply, export or check an organization's declarative configuration. */
 export const configCommand: CliCommand = async (args, io) => {
@@ -40,8 +68,9 @@ export const configCommand: CliCommand = async (args, io) => {
   if (verb === 'check') {
     const file = positionals[0];
     if (!file) throw new TdxError('invalid_parameter', `config check needs a FILE\n${USAGE}`);
-    readConfigFile(file, implementationEngine, { env: process.env });
-    io.stdout.write(`${file}: valid\n`);
+    const checked = readConfigFile(file, implementationEngine, { env: process.env });
+    const warnings = await reportMappingWarnings(file, checked, loadConfig().mapping, io);
+    io.stdout.write(warnings === 0 ? `${file}: valid\n` : `${file}: valid, with ${warnings} mapping warning${warnings === 1 ? '' : 's'}\n`);
     return 0;
   }
   if (verb !== 'apply' && verb !== 'export') throw new TdxError('invalid_parameter', `unknown config command "${verb}"\n${USAGE}`);
@@ -50,6 +79,7 @@ export const configCommand: CliCommand = async (args, io) => {
   // `${NAME}` references in the file resolve against this command's environment
   const doc = verb === 'apply' ? readConfigFile(positionals[0] ?? missingFile(), implementationEngine, { env: process.env }) : undefined;
   const config = loadConfig();
+  if (doc) await reportMappingWarnings(positionals[0] ?? '', doc, config.mapping, io);
   const client = await openAdminSession(config);
   try {
     const orgs = new CassandraOrganizationStore(client);

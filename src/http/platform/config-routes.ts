@@ -11,6 +11,7 @@ import type { RecordByKind, RecordKind } from '../../domain/config-plan.ts';
 import { DIRECTIONS, FLOW_STATUSES, type Direction, type MappingVersionRecord } from '../../domain/configuration.ts';
 import { isWellFormedId } from '../../domain/ids.ts';
 import type { GuideVariant, ImplementationEngine } from '../../domain/implementation-engine.ts';
+import { mappingOutputSchema } from '../../domain/mapping-schema.ts';
 import { errors } from '../../errors.ts';
 import { requireAccess } from '../middleware/auth.ts';
 import type { CursorCodec, CursorScope } from '../middleware/cursor.ts';
@@ -174,12 +175,13 @@ export function registerConfigRoutes(router: Router, deps: ConfigRouteDeps): voi
     const i = await one(ctx, 'implementation', 'implementation');
     const org = authOf(ctx).organizationId;
     const [mappings, partners] = await Promise.all([all(org, 'mapping'), all(org, 'partner')]);
-    const direction: Direction =
-      mappings.find((m) => m.implementationId === i.id)?.direction ??
-      partners.flatMap((p) => p.transactionSetSettings).find((s) => s.implementationId === i.id)?.direction ??
-      'inbound';
+    // the shape the mapping targeting the implementation must produce (src/domain/mapping-schema.ts),
+    // the same the mapping node validates against
+    const mapping = mappings.find((m) => m.implementationId === i.id);
+    const direction: Direction = mapping?.direction ?? partners.flatMap((p) => p.transactionSetSettings).find((s) => s.implementationId === i.id)?.direction ?? 'inbound';
+    const source = mapping?.sourceId ? (await all(org, 'source')).find((s) => s.id === mapping.sourceId) ?? null : null;
     ctx.type = 'application/schema+json';
-    ctx.body = deps.engine.schema(i, direction);
+    ctx.body = mappingOutputSchema(deps.engine, { direction, implementation: i, source });
   });
   router.get('/platform/implementations/:id/guide', access, async (ctx) => {
     const q = new QueryParams(ctx.query);

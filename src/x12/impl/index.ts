@@ -7,7 +7,7 @@ export type { DataType, ElementDef, Implementation, ImplementationStatus, LoopNo
 export { useCounts } from './model.ts';
 export { baseDefinitionNote, baseImplementation, hasBaseDefinition, provenDefinitions, resolveImplementation, releaseOf, supportedReleases, supportedSets, validationImplementation } from './base.ts';
 export { referenceElement, referenceElements, referenceOf } from './reference.ts';
-export { documentToParts, documentToSegments, implementationFor, translateAndValidate, translateAndValidateJson, translateSet, translateSetInto, translateSetJson, validateSet } from './translate.ts';
+export { documentToParts, documentToSegments, implementationFor, translateAndValidate, translateAndValidateJson, translateSet, translateSetInto, translateSetJson, validateDocument, validateSet } from './translate.ts';
 export type { JsonTranslation, Translation } from './translate.ts';
 export type { DocumentParts, WriteOptions, WrittenSegment } from './write.ts';
 export type { Ak3Code, Ak4Code, ElementFinding, Finding, SegmentFinding, SegmentNote } from './results.ts';
@@ -21,3 +21,4 @@ export { renderGuide } from './guide.ts';
 export type { GuideVariant } from './guide.ts';
 export { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, exportImplementation, importImplementation } from './portable.ts';
 export type { ImportOptions } from './portable.ts';
+export { sampleInterchange, sampleSegments, sampleSet, sampleValue } from './sample.ts';

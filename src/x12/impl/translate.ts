@@ -1,8 +1,10 @@
 /** Translation (EDI → JSON), validation and writing (JSON → segments) of one transaction set. */
 import type { Warning } from '../findings.ts';
 import { genericJson } from '../generic.ts';
+import { readInterchanges } from '../interchange.ts';
 import type { JsonOut } from '../json-out.ts';
 import type { TransactionSetRead } from '../types.ts';
+import { delimitersFor, interchangeVersionOf, writeInterchange } from '../writer.ts';
 import { resolveImplementation, validationImplementation } from './base.ts';
 import { compile } from './compile.ts';
 import { runSet } from './engine.ts';
@@ -107,4 +109,35 @@ export function documentToSegments(document: unknown, impl: Implementation | nul
  */
 export function documentToParts(document: unknown, impl: Implementation | null, options: WriteOptions = {}): DocumentParts {
   return documentParts(document, impl === null ? null : compile(impl), options);
+}
+
+/**
+ * Findings of a document in the implementation's JSON shape (an outbound mapping's output)
+ * against `impl`, as it would be sent: written (`documentToSegments`), put in an interchange,
+ * read back and validated, so what JSON Schema cannot say (syntax notes, lengths of numbers as
+ * written) is checked too. Throws TdxError `x12_document_invalid` naming the JSON path when the
+ * document cannot be written at all.
+ */
+export function validateDocument(document: unknown, impl: Implementation): Finding[] {
+  const version = interchangeVersionOf(impl.transactionSet.release);
+  const delimiters = delimitersFor({ version });
+  const segments = documentToSegments(document, impl, { delimiters });
+  const st = segments[0] as WrittenSegment;
+  const text = writeInterchange({ sender: { qualifier: 'ZZ', id: 'SENDER' }, receiver: { qualifier: 'ZZ', id: 'RECEIVER' }, interchangeControlNumber: 1, date: new Date(0), version, delimiters }, [
+    {
+      controlNumber: 1,
+      release: impl.transactionSet.release,
+      sets: [
+        {
+          transactionSetIdentifier: impl.transactionSet.identifier,
+          controlNumber: st.elements[1] ?? '0001',
+          ...(st.elements.length > 2 ? { headerElements: st.elements.slice(2) } : {}),
+          segments: segments.slice(1, -1).map((s) => ({ id: s.id, elements: s.elements, joined: true })),
+        },
+      ],
+    },
+  ]);
+  const set = readInterchanges(text).interchanges[0]?.groups[0]?.sets[0]?.set;
+  if (set === undefined) throw new Error(`a document of ${impl.name} could not be read back after writing`);
+  return validateSet(set, impl);
 }

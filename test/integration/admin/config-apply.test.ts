@@ -112,7 +112,7 @@ describe('tdx config apply', () => {
     const store = new CassandraConfigAdminStore(env.client);
     expect((await env.tdx(['config', 'apply', 'deploy/demo/config.yaml', '--org', org])).code).toBe(0);
     const text = demo
-      .replace('"orderNumber": BEG.BEG03,', '"orderNumber": $string(BEG.BEG03),')
+      .replace('"orderNumber": $beg.purchase_order_number_03,', '"orderNumber": $string($beg.purchase_order_number_03),')
       .replace('deliveryMethod: polling', 'deliveryMethod: webhook')
       .replace('webhooks: { error: erp-notifications }', 'webhooks: { inbound: erp-inbound, error: erp-notifications }');
     const file = path.join(dir, 'changed.yaml');

@@ -379,7 +379,7 @@ describe('configuration endpoints against Cassandra', () => {
     // a versions cursor belongs to its mapping
     const mc = await orgWithKeys(env, 'Org Versions');
     await apply(mc.org, demo, 'versions-1');
-    await apply(mc.org, demo.replace('"orderNumber": BEG.BEG03,', '"orderNumber": $string(BEG.BEG03),').replace('"BIG02": invoiceNumber,', '"BIG02": $string(invoiceNumber),'), 'versions-2');
+    await apply(mc.org, demo.replace('"orderNumber": $beg.purchase_order_number_03,', '"orderNumber": $string($beg.purchase_order_number_03),').replace('"invoice_number_02": invoiceNumber,', '"invoice_number_02": $string(invoiceNumber),'), 'versions-2');
     const ms = (await get('/platform/mappings', mc.standard)).body.mappings;
     const vCursor: string = (await get(`/platform/mappings/${ms[0].id}/versions?limit=1`, mc.standard)).body.pagination.nextCursor;
     expect((await get(`/platform/mappings/${ms[0].id}/versions?limit=1&cursor=${encodeURIComponent(vCursor)}`, mc.standard)).body.versions[0].versionNumber).toBe(2);
@@ -410,7 +410,7 @@ describe('configuration endpoints against Cassandra', () => {
     await apply(
       c.org,
       demo
-        .replace('"orderNumber": BEG.BEG03,', '"orderNumber": $string(BEG.BEG03),')
+        .replace('"orderNumber": $beg.purchase_order_number_03,', '"orderNumber": $string($beg.purchase_order_number_03),')
         .replace('deliveryMethod: polling', 'deliveryMethod: webhook')
         .replace('webhooks: { error: erp-notifications }', 'webhooks: { inbound: erp-inbound, error: erp-notifications }'),
       'rebuild-2',
@@ -432,8 +432,8 @@ describe('configuration endpoints against Cassandra', () => {
     const m = (await get('/platform/mappings?direction=inbound', c.standard)).body.mappings[0];
     expect(m.currentVersion).toBe(2);
     expect((await get(`/platform/mappings/${m.id}/versions`, c.standard)).body.versions.map((v: any) => v.versionNumber)).toEqual([1, 2]);
-    expect((await get(`/platform/mappings/${m.id}/versions/2`, c.standard)).body.transformation).toContain('$string(BEG.BEG03)');
-    expect((await get(`/platform/mappings/${m.id}/versions/1`, c.standard)).body.transformation).not.toContain('$string(BEG.BEG03)');
+    expect((await get(`/platform/mappings/${m.id}/versions/2`, c.standard)).body.transformation).toContain('$string($beg.purchase_order_number_03)');
+    expect((await get(`/platform/mappings/${m.id}/versions/1`, c.standard)).body.transformation).not.toContain('$string($beg.purchase_order_number_03)');
     expect((await get(`/platform/mappings/${m.id}`, c.standard)).body.current.versionNumber).toBe(2);
   });
 

@@ -55,7 +55,7 @@ describe('parseConfigText', () => {
   });
 
   it('reports a JSONata syntax error in a transformation', () => {
-    const text = demoText.replace('"orderNumber": BEG.BEG03,', '"orderNumber": BEG.BEG03 +,');
+    const text = demoText.replace('"orderNumber": $beg.purchase_order_number_03,', '"orderNumber": $beg.purchase_order_number_03 +,');
     const ps = problems(text);
     expect(ps).toHaveLength(1);
     expect(ps[0]!.field).toBe('mappings[0].transformation');

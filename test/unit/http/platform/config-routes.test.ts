@@ -1,6 +1,10 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-argument -- response bodies are untyped JSON */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness } from './harness.ts';
+import { demoDoc, startHarness } from './harness.ts';
+import { planApply } from '../../../../src/domain/config-plan.ts';
+import { EMPTY_STATE } from '../../../../src/domain/configuration.ts';
+import { newId } from '../../../../src/domain/ids.ts';
+import { x12ImplementationEngine } from '../../../../src/domain/x12-implementation-engine.ts';
 
 let h: Awaited<ReturnType<typeof startHarness>>;
 beforeAll(async () => {
@@ -126,10 +130,10 @@ describe('configuration lists and shows', () => {
 
   it('shows mappings with current version, versions oldest first and one version', async () => {
     const m = (await h.get('/platform/mappings?direction=outbound')).body.mappings[0];
-    expect(m).toMatchObject({ currentVersion: 1, placeholderCount: 1, partners: ['ACME', 'GLOBEX'], implementation: { id: expect.any(String), name: 'demo-810-outbound' } });
+    expect(m).toMatchObject({ currentVersion: 1, placeholderCount: 0, partners: ['ACME', 'GLOBEX'], implementation: { id: expect.any(String), name: 'demo-810-outbound' } });
     const show = (await h.get(`/platform/mappings/${m.id}`)).body;
     expect(show.current.versionNumber).toBe(1);
-    expect(show.current.placeholders[0].reason).toBe('control number is assigned by the writer');
+    expect(show.current.placeholders).toEqual([]);
     expect(show.source.sample.invoiceNumber).toBe('INV-2001');
     const versions = (await h.get(`/platform/mappings/${m.id}/versions`)).body;
     expect(versions.versions).toEqual([{ versionNumber: 1, note: 'first version', createdAt: expect.any(String), createdBy: { name: 'unit' } }]);
@@ -138,6 +142,21 @@ describe('configuration lists and shows', () => {
     expect(missing.status).toBe(404);
     expect(missing.body.error.reason).toBe('mapping_version');
     expect((await h.get(`/platform/mappings/${m.id}/versions/x`)).body.error.reason).toBe('mapping_version');
+  });
+
+  it('counts and lists the placeholders of a mapping version', async () => {
+    const doc = demoDoc();
+    doc.mappings![1]!.transformation = '{\n  "heading": { "beginning_segment_for_invoice_BIG": { "date_01": invoiceDate, "invoice_number_02": "TODO: invoice number is not in the source" } }\n}';
+    const org = newId();
+    h.config.states.set(org, planApply(doc, EMPTY_STATE, { now: new Date().toISOString(), newId: () => newId(), author: 'unit', newSigningSecret: () => 'whsec_eA==', engine: x12ImplementationEngine }).state);
+    const key = h.orgs.add(org, 'standard');
+    const m = (await h.get('/platform/mappings?direction=outbound', key)).body.mappings[0];
+    expect(m.placeholderCount).toBe(1);
+    const at = doc.mappings![1]!.transformation.indexOf('"TODO');
+    const column = at - doc.mappings![1]!.transformation.lastIndexOf('\n', at);
+    expect((await h.get(`/platform/mappings/${m.id}`, key)).body.current.placeholders).toEqual([
+      { value: 'TODO: invoice number is not in the source', reason: 'invoice number is not in the source', position: at, line: 2, column },
+    ]);
   });
 
   it('serves implementation show, schema, guide variants and export', async () => {
@@ -152,6 +171,14 @@ describe('configuration lists and shows', () => {
     const schema = await h.get(`/platform/implementations/${impl.id}/schema`);
     expect(schema.body.$schema).toContain('2020-12');
     expect(schema.headers.get('content-type')).toMatch(/json/);
+    // inbound, mapped from the source erp-purchase-order: the canonical shape its sample shows
+    expect(schema.body.properties.orderDate).toEqual({ type: 'string', format: 'date' });
+    expect(schema.body.properties.lines.items.properties.quantity).toEqual({ type: 'number' });
+    // outbound: the partner's document
+    const impl810 = (await h.get('/platform/implementations?transactionSetIdentifier=810')).body.implementations[0];
+    const schema810 = (await h.get(`/platform/implementations/${impl810.id}/schema`)).body;
+    expect(schema810.required).toEqual(['heading', 'summary']);
+    expect(schema810.properties.heading.required).toEqual(['beginning_segment_for_invoice_BIG']);
     const console_ = await h.get(`/platform/implementations/${impl.id}/guide`);
     expect(console_.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(console_.text).toContain('BEG01');

@@ -1,0 +1,57 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { configCommand } from '../../../../src/cli/commands/config.ts';
+
+function sink(): { stream: Writable; text: () => string } {
+  const parts: string[] = [];
+  return {
+    stream: new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        parts.push(chunk.toString());
+        cb();
+      },
+    }),
+    text: () => parts.join(''),
+  };
+}
+
+async function run(...args: string[]) {
+  const out = sink();
+  const err = sink();
+  const code = await configCommand(args, { stdout: out.stream, stderr: err.stream });
+  return { code, stdout: out.text(), stderr: err.text() };
+}
+
+describe('tdx config check', () => {
+  it('runs the demo mappings and finds nothing to warn about', { timeout: 30_000 }, async () => {
+    const r = await run('check', 'deploy/demo/config.yaml');
+    expect(r).toEqual({ code: 0, stdout: 'deploy/demo/config.yaml: valid\n', stderr: '' });
+  });
+
+  it('warns about a mapping that cannot produce valid output, naming file, line, mapping, path and problem', { timeout: 30_000 }, async () => {
+    const text = readFileSync('deploy/demo/config.yaml', 'utf8').replace('"invoice_number_02": invoiceNumber,', '"invoice_number": invoiceNumber,');
+    const file = join(mkdtempSync(join(tmpdir(), 'tdx-config-')), 'broken.yaml');
+    writeFileSync(file, text);
+    const r = await run('check', file);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${file}: valid, with 3 mapping warnings\n`);
+    const lines = text.split('\n');
+    const line = lines.findIndex((l, i) => l.includes('transformation: |') && i > lines.findIndex((x) => x.includes('- name: demo-erp-to-810'))) + 1;
+    const prefix = `${file}:${line}:21: warning: mappings[1].transformation: mapping "demo-erp-to-810" on the sample of source "erp-invoice": $.heading.beginning_segment_for_invoice_BIG`;
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `${prefix}.invoice_number_02: is required but missing`,
+      `${prefix}.invoice_number: is not allowed here (the schema has no such property)`,
+      `${prefix}.invoice_number: cannot be written as X12: is not an element of segment BIG`,
+    ]);
+  });
+
+  it('ends its process once the check is done (idle mapping workers hold nothing open)', { timeout: 60_000 }, () => {
+    const r = spawnSync(process.execPath, ['bin/tdx.mjs', 'config', 'check', 'deploy/demo/config.yaml'], { encoding: 'utf8', timeout: 60_000 });
+    expect(r.stdout).toBe('deploy/demo/config.yaml: valid\n');
+    expect(r.status).toBe(0);
+  });
+});
