@@ -16,6 +16,7 @@ import { CassandraConfigReadStore } from './adapters/cassandra/config-store.ts';
 import { WireEmitter } from './adapters/kafka/emitter.ts';
 import { SftpClient } from './adapters/sftp/index.ts';
 import { ClientSftpUploader } from './adapters/sftp/uploader.ts';
+import { createMappingEngine } from './adapters/mapping/worker-pool.ts';
 import { CachedConfigView } from './nodes/config-view.ts';
 import type { NodeDeps } from './nodes/ports.ts';
 import type { NodeModule } from './nodes/node.ts';
@@ -47,8 +48,10 @@ export function nodeDeps(resources: Resources): Promise<NodeDeps> {
     deps = (async () => {
       const [cassandra, stores, producer, wire] = await Promise.all([resources.cassandra(), resources.stores(), resources.producer(), resources.wire()]);
       const sftp = resources.own('sftp-client', () => SftpClient.fromConfig(resources.config, resources.logger), (c) => c.close());
+      const mappings = resources.own('mapping-engine', () => createMappingEngine(resources.config.mapping), (e) => e.close());
       return {
         sftp: new ClientSftpUploader(sftp),
+        mappings,
         stores,
         config: new CachedConfigView(new CassandraConfigReadStore(cassandra), stores.secrets),
         ledger: stores.ledger,

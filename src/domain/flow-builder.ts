@@ -90,6 +90,8 @@ function settingsFor(partner: PartnerRecord, direction: Direction): { mappings: 
   return { mappings, implementations };
 }
 
+const WRITES_ENVELOPES: ReadonlySet<NodeService> = new Set(['ack_generate', 'x12_write']);
+
 function targetExists(n: DerivedNode, t: FlowTargets): boolean {
   const cfg = n.config;
   if (typeof cfg['connectionId'] === 'string') {
@@ -100,7 +102,12 @@ function targetExists(n: DerivedNode, t: FlowTargets): boolean {
     if (typeof cfg['webhookId'] !== 'string' || !t.webhooksById.has(cfg['webhookId'])) return false;
   }
   for (const k of ['internalEnvelopeId', 'externalEnvelopeId']) {
-    if (k in cfg && (typeof cfg[k] !== 'string' || !t.envelopeIds.has(cfg[k]))) return false;
+    if (!(k in cfg)) continue;
+    const id = cfg[k];
+    // Splitting reads envelopes when they are set (the sender check); writing an envelope (a
+    // 997, an outbound document) needs both.
+    if (id === null && !WRITES_ENVELOPES.has(n.service)) continue;
+    if (typeof id !== 'string' || !t.envelopeIds.has(id)) return false;
   }
   return true;
 }

@@ -124,6 +124,10 @@ export class CachedConfigView implements ConfigView {
     return this.cached(`${organizationId}|mappingVersion|${mappingId}|${versionNumber}`, () => this.store.mappingVersion(organizationId, mappingId, versionNumber));
   }
 
+  source(organizationId: string, id: string): ReturnType<ConfigView['source']> {
+    return this.record(organizationId, 'source', id);
+  }
+
   secrets(organizationId: string, ownerKind: SecretOwner, ownerId: string): Promise<Readonly<Record<string, string>>> {
     return this.cached(`${organizationId}|secret|${ownerKind}|${ownerId}`, () => this.secretReader.get(organizationId, ownerKind, ownerId));
   }

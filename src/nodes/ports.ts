@@ -15,10 +15,12 @@ import type {
   MappingVersionRecord,
   PartnerRecord,
   SecretOwner,
+  SourceRecord,
   WebhookRecord,
 } from '../domain/configuration.ts';
 import type { ArtifactStore, ControlNumberStore, FeedStore, ResultStore, TransactionStore } from '../domain/processing-ports.ts';
 import type { Micros } from '../domain/records.ts';
+import type { MappingEngine } from '../domain/mapping-engine.ts';
 import type { Implementation } from '../x12/impl/index.ts';
 
 /**
@@ -41,6 +43,7 @@ export interface ConfigView {
   implementationModel(organizationId: string, id: string): Promise<Implementation | null>;
   mapping(organizationId: string, id: string): Promise<MappingRecord | null>;
   mappingVersion(organizationId: string, mappingId: string, versionNumber: number): Promise<MappingVersionRecord | null>;
+  source(organizationId: string, id: string): Promise<SourceRecord | null>;
   /** Secrets of a connection or webhook (passwords, keys, signing secrets). */
   secrets(organizationId: string, ownerKind: SecretOwner, ownerId: string): Promise<Readonly<Record<string, string>>>;
 }
@@ -78,13 +81,6 @@ export interface ProcessingStores {
   readonly feed: FeedStore;
 }
 
-/** Runs JSONata mappings off the event loop (worker threads), bounded in time and memory. */
-export interface MappingRunner {
-  run(expression: string, inputJson: string): Promise<{ ok: true; outputJson: string } | { ok: false; message: string; line?: number; column?: number }>;
-  /** Violations of `schema` by the JSON text, one sentence each (JSON path and rule); none when valid. */
-  validate(schema: Readonly<Record<string, unknown>>, cacheKey: string, json: string): string[];
-}
-
 /** Where an SFTP transfer goes: a connection's settings with its secrets. */
 export interface SftpTarget {
   readonly host: string;
@@ -110,8 +106,8 @@ export interface NodeDeps {
   readonly ledger: StepLedger;
   readonly emitter: Emitter;
   readonly logger: Logger;
-  /** Mappings; without one, a setting's mapping fails as an expression fault. */
-  readonly mappings?: MappingRunner;
+  /** Mappings (JSONata in bounded worker processes); without one, a setting's mapping fails as an expression fault. */
+  readonly mappings?: MappingEngine;
   /** SFTP uploads (sftp_upload). */
   readonly sftp?: SftpUploader;
   /** Wall clock (injectable for tests). */

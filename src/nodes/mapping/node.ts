@@ -5,6 +5,7 @@
  * implementation's schema, and hands the outcome to the step.
  */
 import { x12ImplementationEngine } from '../../domain/x12-implementation-engine.ts';
+import { MappingSchemaCache } from '../../domain/mapping-schema.ts';
 import type { TransactionSetSetting } from '../../domain/configuration.ts';
 import { perItemNode, type NodeModule } from '../node.ts';
 import type { NodeDeps } from '../ports.ts';
@@ -19,7 +20,8 @@ export function outboundSetting(ctx: StepContext, setId: string, release: string
 }
 
 export function mappingNode(deps: NodeDeps): NodeModule {
-  return perItemNode('mapping', deps, async (ctx) => {
+  const schemas = new MappingSchemaCache(x12ImplementationEngine);
+  const module = perItemNode('mapping', deps, async (ctx) => {
     const m = ctx.message;
     const org = m.organizationId;
     const setId = m.params['transactionSetIdentifier'] ?? '';
@@ -42,21 +44,20 @@ export function mappingNode(deps: NodeDeps): NodeModule {
       else if (!deps.mappings) run = { ok: false, message: 'mappings are not available in this process' };
       else {
         const inputJson = (await deps.stores.artifacts.read(stored)).toString('utf8');
-        const out = await deps.mappings.run(version.transformation, inputJson);
-        if (!out.ok) run = out;
-        else {
-          const impl = await deps.config.implementation(org, setting.implementationId);
-          let errors: string[] = [];
-          if (impl) {
-            const schema = x12ImplementationEngine.schema(impl, m.direction);
-            errors = deps.mappings.validate(schema, `${impl.id}:${impl.updatedAt}:${m.direction}`, out.outputJson);
-          }
-          run = { ok: true, outputJson: out.outputJson, validationErrors: errors };
-        }
+        // Inbound output is checked against the canonical shape here (a failed check is a flag,
+        // not a stop); outbound output is checked against the partner's implementation by the
+        // validation node.
+        const impl = m.direction === 'inbound' ? await deps.config.implementation(org, setting.implementationId) : null;
+        const source = impl && rec.sourceId ? await deps.config.source(org, rec.sourceId) : null;
+        const validateWith = impl ? schemas.get('inbound', impl, source) : undefined;
+        const out = await deps.mappings.run(version.transformation, inputJson, validateWith ? { validateWith } : {});
+        if (!out.ok) run = { ok: false, message: out.message.replace(/^line \d+, column \d+: /, ''), ...(out.line !== undefined ? { line: out.line } : {}), ...(out.column !== undefined ? { column: out.column } : {}) };
+        else run = { ok: true, outputJson: out.outputJson, validationErrors: [...(out.violations ?? [])] };
       }
     }
     const carried = m.artifacts.filter((a) => a.usage !== 'submission');
     const input: MappingInput = { setting, mapping, run, received, carried };
     return m.direction === 'inbound' ? mapInbound(ctx, input) : mapOutbound(ctx, input);
   });
+  return module;
 }

@@ -10,7 +10,7 @@ import type { EnvelopeRecord } from '../../domain/configuration.ts';
 import type { InterchangeKey } from '../../domain/processing-ports.ts';
 import { JSON_CONTENT_TYPE, type ArtifactPointer, type ArtifactRecord, type WarningRecord } from '../../domain/records.ts';
 import { readX12Stream, structuralWarning, type GroupHeader, type InterchangeHeader, type StructuralFinding } from '../../x12/index.ts';
-import { referenceOf, resolveImplementation, segmentNotes, translateAndValidateJson, type Implementation } from '../../x12/impl/index.ts';
+import { provenDefinitions, referenceOf, releaseOf, resolveImplementation, segmentNotes, translateAndValidateJson, translateSetJson, type Implementation } from '../../x12/impl/index.ts';
 import { contextOf, type BatchContext, type NodeModule, type WorkItem } from '../node.ts';
 import type { NodeDeps } from '../ports.ts';
 import { applyEffects } from '../runtime.ts';
@@ -113,10 +113,14 @@ async function split(ctx: StepContext, deps: NodeDeps, batch: BatchContext): Pro
   const inputNode = ctx.flow.nodes[0];
   const inputNodeName = inputNode?.name ?? 'Input';
   const wantsAcks = ctx.flow.connections.some((c) => c.from === m.nodeId && ctx.flow!.nodes.find((n) => n.id === c.to)?.service === 'ack_generate');
-  const models = new Map<string, Implementation | null>();
-  const modelOf = async (implementationId: string): Promise<Implementation | null> => {
-    if (!models.has(implementationId)) models.set(implementationId, await deps.config.implementationModel(org, implementationId));
-    return models.get(implementationId) ?? null;
+  const models = new Map<string, { model: Implementation | null; portable: boolean }>();
+  const modelOf = async (implementationId: string): Promise<{ model: Implementation | null; portable: boolean }> => {
+    if (!models.has(implementationId)) {
+      const rec = await deps.config.implementation(org, implementationId);
+      const def = rec?.definition as Record<string, unknown> | null | undefined;
+      models.set(implementationId, { model: await deps.config.implementationModel(org, implementationId), portable: typeof def?.['portable'] === 'object' && def['portable'] !== null });
+    }
+    return models.get(implementationId)!;
   };
 
   let ordinal = 0;
@@ -193,8 +197,14 @@ async function split(ctx: StepContext, deps: NodeDeps, batch: BatchContext): Pro
         }
         const ic = set.interchange;
         const setting = inboundSetting(partner, set.transactionSetIdentifier, set.group.release, ic.usageIndicator);
-        const model = setting ? await modelOf(setting.implementationId) : resolveImplementation(set.transactionSetIdentifier, set.group.release);
-        const t = translateAndValidateJson(set, model);
+        const configured = setting ? await modelOf(setting.implementationId) : { model: resolveImplementation(set.transactionSetIdentifier, set.group.release), portable: false };
+        const model = configured.model;
+        // Element and segment checks only where the definition is proven against the standard
+        // (or the organization supplied the whole definition): a table that may be stricter
+        // than the standard must never reject a partner's valid document. Otherwise the set is
+        // checked for structure only, as `tdx x12 ack` does.
+        const validates = model !== null && (configured.portable || provenDefinitions.has(`${set.transactionSetIdentifier}/${releaseOf(set.group.release)}`));
+        const t = validates ? translateAndValidateJson(set, model) : { ...translateSetJson(set, model), findings: [] };
         const warnings: WarningRecord[] = [...icWarnings];
         for (const f of ev.findings) {
           const w = structuralWarning(f);
@@ -214,7 +224,7 @@ async function split(ctx: StepContext, deps: NodeDeps, batch: BatchContext): Pro
           translation: encoder.encode(t.json),
           warnings,
           findings: t.findings,
-          structuralOnly: model === null,
+          structuralOnly: !validates,
           duplicateOf: icDuplicate.value,
           reference: ref === null ? null : ref.trimEnd() || null,
           input,

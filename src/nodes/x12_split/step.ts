@@ -144,7 +144,7 @@ export interface SetInput {
   readonly warnings: readonly WarningRecord[];
   /** Validation findings against the setting's implementation (or the base definition). */
   readonly findings: readonly Finding[];
-  /** True when no definition exists for the set and release: structural checks only. */
+  /** True when no definition proven against the standard exists for the set and release: structural checks only. */
   readonly structuralOnly: boolean;
   readonly duplicateOf: string | null;
   readonly reference: string | null;
@@ -232,7 +232,7 @@ export function recordSet(ctx: StepContext, input: SetInput): SetOutcome {
   const scoped: StepContext = { ...ctx, message: { ...m, transactionId: txId, usageIndicator: usage } };
   let seq = 1; // 0 is the failure's own entry
   if (input.structuralOnly) {
-    e.logs.push(log(scoped, rid, seq++, 'info', `No X12 definition of ${set.transactionSetIdentifier} in release ${set.group.release || '(none)'}: the set was checked for structure only, and its acknowledgment accepts what is structurally sound.`, at));
+    e.logs.push(log(scoped, rid, seq++, 'info', `No X12 definition of ${set.transactionSetIdentifier} in release ${set.group.release || '(none)'} is proven against the standard yet: the set was checked for structure only, and its acknowledgment accepts what is structurally sound.`, at));
   }
   if (input.duplicateOf) {
     e.logs.push(log(scoped, rid, seq++, 'info', `Interchange ${transaction.interchangeControlNumber} from ${transaction.senderQualifier}:${transaction.senderExtid} was received before (transaction ${input.duplicateOf}); processed again as a duplicate.`, at));

@@ -154,7 +154,7 @@ describe.skipIf(!present)('the shared corpus through the pipeline', () => {
           receiverQualifier: String(line['receiverQualifier']).trim(),
           receiverExtid: String(line['receiverExtid']).trim(),
           usageIndicator: line['usageIndicator'],
-          reference: line['reference'] === null ? null : String(line['reference']).trimEnd() || null,
+          reference: line['reference'] === null ? null : (line['reference'] as string).trimEnd() || null,
         });
         const want = ((line['warnings'] as { code: string; detail: unknown }[]) ?? []).filter((w) => w.code === 'structural_error');
         const split = results.find((r) => r.transactionId === t.id && r.service === 'x12_split')!;

@@ -42,7 +42,24 @@ beforeAll(async () => {
     await call<void>((cb) => c.mkdir(inDir, cb));
   });
   const privateKey = s.privateKeyPath ? readFileSync(s.privateKeyPath, 'utf8') : '';
-  p = await startPipeline(pollingPartnerDoc({ acks: true, sftp: { host: s.host, port: s.port, username: s.username, privateKey, outboundDirectory: outDir, inboundDirectory: inDir } }));
+  const doc = pollingPartnerDoc({ acks: true, sftp: { host: s.host, port: s.port, username: s.username, privateKey, outboundDirectory: outDir, inboundDirectory: inDir } });
+  // two more partners whose 850 mapping fails: at run time, and by producing the wrong shape
+  const mapped = (key: string, mapping: string) => ({
+    key,
+    name: key,
+    deliveryMethod: 'polling' as const,
+    envelopes: { internal: 'us' },
+    transactionSets: [{ transactionSetIdentifier: '850', release: '004010', direction: 'inbound' as const, usageIndicator: 'P' as const, implementation: 'po-850', mapping }],
+  });
+  p = await startPipeline({
+    ...doc,
+    sources: [{ name: 'erp-order', sample: { orderNumber: 'PO-1', quantity: 1 } }],
+    mappings: [
+      { name: 'fails-at-run', direction: 'inbound', implementation: 'po-850', source: 'erp-order', transformation: '{\n  "orderNumber": $error("no order number here")\n}' },
+      { name: 'wrong-shape', direction: 'inbound', implementation: 'po-850', source: 'erp-order', transformation: '{ "orderNumber": 12345, "quantity": "many" }' },
+    ],
+    partners: [...(doc.partners ?? []), mapped('MAPX', 'fails-at-run'), mapped('MAPV', 'wrong-shape')],
+  });
 }, 240_000);
 
 afterAll(async () => {
@@ -87,7 +104,8 @@ function outcomes(ackText: string): { group: string; status: string; sets: strin
 
 describe('the 997 back to the partner', () => {
   it('lands in the SFTP outbound directory, acknowledges as tdx x12 ack does, and is linked both ways', async () => {
-    const edi = interchange({ control: 501, groups: [{ sets: [po850('PO-A'), po850('PO-B'), { id: '850', segments: [{ id: 'BEG', elements: ['00', 'SA', 'PO-C', '', '20260301'] }] }] }] });
+    // the third set's SE counts two segments too many: rejected (AK5 R 4), the group partially accepted
+    const edi = interchange({ control: 501, groups: [{ sets: [po850('PO-A'), po850('PO-B'), po850('PO-C')] }] }).replace(/SE\*(\d+)\*0003/, (_m, n: string) => `SE*${Number(n) + 2}*0003`);
     const r = await p.submitEdi('GLOBEX', edi);
     expect(r.status).toBe(202);
     const trace = r.body['traceGuid'] as string;
@@ -113,8 +131,7 @@ describe('the 997 back to the partner', () => {
     expect(sent.header.receiver.id.trim()).toBe('PARTNER');
     expect(sent.header.controlNumber).toBe(ack.interchangeControlNumber);
     expect(outcomes(text)).toEqual(outcomes(await ackOf(edi)));
-    // the third set misses its mandatory PO1 loop and CTT: rejected, the group partially accepted
-    expect(outcomes(text)[0]!.status).toBe('P');
+    expect(outcomes(text)[0]).toMatchObject({ status: 'P', sets: ['0001:A', '0002:A', '0003:R'] });
 
     const results = await p.results(trace);
     const upload = results.find((x) => x.service === 'sftp_upload')!;
@@ -187,5 +204,46 @@ describe('warnings of the split', () => {
     const bad = good.replace(/SE\*(\d+)\*/, (_m, n: string) => `SE*${Number(n) + 2}*`);
     const w = await splitWarnings(bad);
     expect(w).toEqual([{ code: 'structural_error', detail: expect.objectContaining({ ak502: '4', scope: 'transaction_set' }) }]);
+  });
+});
+
+describe('a failed inbound mapping never stops delivery', () => {
+  async function deliveredThrough(partner: string, po: string) {
+    const trace = (await p.submitEdi(partner, interchange({ control: 901, groups: [{ sets: [po850(po)] }] }))).body['traceGuid'] as string;
+    const [tx] = await p.settled(trace, 1);
+    expect(statusOf(tx!)).toBe('delivered');
+    const results = await p.results(trace);
+    const mapping = results.find((x) => x.service === 'mapping')!;
+    const feed = results.find((x) => x.service === 'feed')!;
+    const output = feed.detail.artifacts!.find((a) => a.usage === 'output')!;
+    const stores = await p.reader.stores();
+    const delivered = JSON.parse((await stores.artifacts.read((await stores.artifacts.get(p.org, output.id))!)).toString('utf8')) as Record<string, unknown>;
+    return { tx: tx!, mapping, delivered };
+  }
+
+  it('kind expression: delivered untransformed, with mappingFailed, mappingError, errors and a mapping_failed warning', async () => {
+    const { tx, mapping, delivered } = await deliveredThrough('MAPX', 'PO-MX');
+    expect(mapping.status).toBe('success');
+    expect(mapping.detail.mappingFailed).toBe(true);
+    expect(mapping.detail.mappingError).toMatchObject({ kind: 'expression', message: expect.stringMatching(/no order number here/i) as string });
+    expect(mapping.detail.errors?.[0]).toMatch(/^line 2, column \d+: /);
+    expect(mapping.detail.warnings).toEqual([expect.objectContaining({ code: 'mapping_failed', detail: { kind: 'expression' } })]);
+    expect(tx.warningCount).toBe(1);
+    // the untransformed translation went out
+    expect(JSON.stringify(delivered)).toContain('PO-MX');
+    expect(delivered).not.toHaveProperty('orderNumber');
+  });
+
+  it('kind validation: delivered as produced, with the violations in errors', async () => {
+    const { tx, mapping, delivered } = await deliveredThrough('MAPV', 'PO-MV');
+    expect(mapping.detail.mappingFailed).toBe(true);
+    expect(mapping.detail.mappingError?.kind).toBe('validation');
+    const errors = mapping.detail.mappingError?.errors ?? [];
+    expect(errors.length).toBe(2);
+    expect(errors.join(' ')).toMatch(/orderNumber/);
+    expect(errors.join(' ')).toMatch(/quantity/);
+    expect(mapping.detail.warnings).toEqual([expect.objectContaining({ code: 'mapping_failed', detail: { kind: 'validation', errors } })]);
+    expect(tx.warningCount).toBe(1);
+    expect(delivered).toEqual({ orderNumber: 12345, quantity: 'many' });
   });
 });
