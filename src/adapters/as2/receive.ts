@@ -12,7 +12,7 @@ import { loadedCredentialsOf, type As2ConnectionLookup } from './connection.ts';
 import { bareMessageId, mimeHeadersOf, parseReceiptOptions, unquoteAs2Name, type HttpHeaders, type HttpReply, type ReceiptRequest } from './headers.ts';
 import type { LoadedCredentials } from './keys.ts';
 import { buildMdn, type BuiltMdn, type DispositionModifier } from './mdn.ts';
-import { As2ProcessingError, unpackMessage } from './message.ts';
+import { As2ProcessingError, unpackMessage, type UnpackedMessage } from './message.ts';
 import { formatMic, type Mic } from './mic.ts';
 import { entityOf, headerValue, type MimeHeader } from './mime.ts';
 import type { As2EncryptionAlgorithm } from '../../domain/configuration.ts';
@@ -175,7 +175,8 @@ export async function receiveAs2Message(
     return { reply: { status: 200, headers: mdn.headers, body: mdn.body }, asyncMdn: null, mdn };
   };
 
-  const reject = async (modifier: DispositionModifier, reason: string, mic: Mic | null = null): Promise<As2Rejected> => {
+  const reject = async (modifier: DispositionModifier, reason: string, seen: UnpackedMessage | null = null): Promise<As2Rejected> => {
+    const mic = seen?.mic ?? null;
     const r = await receipt(modifier, reason, mic);
     return {
       ok: false,
@@ -186,7 +187,7 @@ export async function receiveAs2Message(
       to,
       reply: r.reply,
       asyncMdn: r.asyncMdn,
-      detail: { ...baseDetail, mic: mic ? formatMic(mic) : null, signed: null, encrypted: null, compressed: false, mdnSigned: r.mdn?.signed ?? false, mdnMessageId: r.mdn?.messageId ?? null, disposition: `processed/error: ${modifier}`, duplicate: false },
+      detail: { ...baseDetail, mic: mic ? formatMic(mic) : null, signed: seen?.signedWith ?? null, encrypted: seen?.encryptedWith?.name ?? null, compressed: seen?.compressed ?? false, mdnSigned: r.mdn?.signed ?? false, mdnMessageId: r.mdn?.messageId ?? null, disposition: `processed/error: ${modifier}`, duplicate: false },
     };
   };
 
@@ -217,8 +218,8 @@ export async function receiveAs2Message(
     throw err;
   }
   authenticated = unpacked.signedWith !== null;
-  if (s.requireEncryption && !unpacked.encryptedWith) return await reject('insufficient-message-security', 'this connection accepts encrypted messages only', unpacked.mic);
-  if (s.requireSignature && !unpacked.signedWith) return await reject('insufficient-message-security', 'this connection accepts signed messages only', unpacked.mic);
+  if (s.requireEncryption && !unpacked.encryptedWith) return await reject('insufficient-message-security', 'this connection accepts encrypted messages only', unpacked);
+  if (s.requireSignature && !unpacked.signedWith) return await reject('insufficient-message-security', 'this connection accepts signed messages only', unpacked);
 
   const duplicate = await received.seen(conn.connectionId, messageId);
   const r = await receipt(null, duplicate ? `${TEXT_OK} (This message id was received before; it is acknowledged again and not processed twice.)` : TEXT_OK, unpacked.mic);

@@ -6,6 +6,7 @@ import { loadConfig } from '../../config.ts';
 import { TdxError } from '../../errors.ts';
 import { applyConfig, exportConfig } from '../../admin/admin-service.ts';
 import { readConfigFile } from '../../admin/config-file.ts';
+import { checkAs2Credentials } from '../../domain/as2-settings.ts';
 import { openAdminSession } from '../../admin/cassandra-session.ts';
 import { x12ImplementationEngine as implementationEngine } from '../../domain/x12-implementation-engine.ts';
 import { CassandraOrganizationStore } from '../../adapters/cassandra/organization-store.ts';
@@ -40,8 +41,14 @@ export const configCommand: CliCommand = async (args, io) => {
   if (verb === 'check') {
     const file = positionals[0];
     if (!file) throw new TdxError('invalid_parameter', `config check needs a FILE\n${USAGE}`);
-    readConfigFile(file, implementationEngine);
+    const checked = readConfigFile(file, implementationEngine);
     io.stdout.write(`${file}: valid\n`);
+    // AS2 keys and certificates given in the file are checked now; at apply, stored ones count too
+    for (const c of checked.connections ?? []) {
+      if (c.kind !== 'as2') continue;
+      const r = checkAs2Credentials({ privateKey: c.privateKey, passphrase: c.passphrase, certificate: c.certificate, partnerCertificate: c.partnerCertificate }, new Date());
+      io.stdout.write(`connection ${c.name}: AS2 setup ${r.status}${r.reason ? `: ${r.reason}` : ''}\n`);
+    }
     return 0;
   }
   if (verb !== 'apply' && verb !== 'export') throw new TdxError('invalid_parameter', `unknown config command "${verb}"\n${USAGE}`);
