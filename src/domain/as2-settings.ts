@@ -130,8 +130,9 @@ export function checkAs2Credentials(input: As2CredentialInput, now: Date): As2Se
     let key: KeyObject | undefined;
     try {
       key = createPrivateKey({ key: input.privateKey, format: 'pem', ...(input.passphrase ? { passphrase: input.passphrase } : {}) });
-    } catch (err) {
-      const msg = (err as { code?: string; message: string }).code === 'ERR_MISSING_PASSPHRASE' ? 'it is encrypted and no passphrase is set' : 'it is not a PEM private key or the passphrase is wrong';
+    } catch {
+      const encrypted = /-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type: 4,ENCRYPTED/.test(input.privateKey);
+      const msg = encrypted && !input.passphrase ? 'it is encrypted and no passphrase is set' : encrypted ? 'the passphrase is wrong' : 'it is not a PEM private key';
       problems.push(`our private key cannot be read: ${msg}`);
     }
     if (key) {
