@@ -4,7 +4,7 @@ Run it with the python of the environment scripts/as2-peer/setup.sh creates. pya
 is used as a library through its public classes; none of its code is part of this project.
 
   peer.py send  --url URL --file PATH --as2-from ID --as2-to ID --key PEM --cert PEM --partner-cert PEM
-                [--sign sha256|sha1|...] [--encrypt aes_256_cbc|aes_192_cbc|aes_128_cbc|tripledes_192_cbc]
+                [--encrypt-cert PEM] [--sign sha256|sha1|...] [--encrypt aes_256_cbc|aes_192_cbc|aes_128_cbc|tripledes_192_cbc]
                 [--compress] [--mdn sync|async|none] [--mdn-sign sha256] [--key-enc rsaes_pkcs1v15|rsaes_oaep]
                 [--message-id LEFT] [--tamper] [--wait SECONDS] [--content-type TYPE] [--filename NAME]
       Builds a message with pyas2lib, POSTs it, and verifies the MDN (sync: the response; async: a
@@ -92,7 +92,7 @@ def cmd_send(a):
     partner = as2.Partner(
         as2_name=a.as2_to,
         verify_cert=read(a.partner_cert),
-        encrypt_cert=read(a.partner_cert),
+        encrypt_cert=read(a.encrypt_cert or a.partner_cert),
         compress=a.compress,
         sign=a.sign is not None,
         digest_alg=a.sign or "sha256",
@@ -251,6 +251,7 @@ def main():
     s.add_argument("--key", required=True)
     s.add_argument("--cert", required=True)
     s.add_argument("--partner-cert", required=True)
+    s.add_argument("--encrypt-cert", help="encrypt to this certificate instead of --partner-cert")
     s.add_argument("--sign", choices=["sha1", "sha224", "sha256", "sha384", "sha512"])
     s.add_argument("--encrypt", choices=["tripledes_192_cbc", "aes_128_cbc", "aes_192_cbc", "aes_256_cbc"])
     s.add_argument("--compress", action="store_true")
