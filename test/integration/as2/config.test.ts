@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call -- response bodies are untyped JSON */
+/* eslint-disable @typescript-eslint/no-unsafe-call -- response bodies are untyped JSON */
 /**
  * An AS2 connection configured end to end with the command line: `tdx as2 keygen` makes our
  * key pair, `tdx config apply` reads the PEM files by path, the API shows the computed setup

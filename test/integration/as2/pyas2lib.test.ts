@@ -169,7 +169,7 @@ class PeerServer {
   async start(partnerCert: string): Promise<void> {
     const p = spawn(python!, [PEER, 'serve', '--as2-id', PEER_ID, '--key', path('partner.key.pem'), '--cert', path('partner.cert.pem'), '--partner-id', US, '--partner-cert', partnerCert], { stdio: ['ignore', 'pipe', 'inherit'] });
     this.proc = p;
-    const lines = createInterface({ input: p.stdout! });
+    const lines = createInterface({ input: p.stdout });
     await new Promise<void>((res, rej) => {
       p.on('exit', (code) => rej(new Error(`peer.py serve exited ${code}`)));
       lines.on('line', (l) => {
@@ -312,7 +312,7 @@ describe.skipIf(python === null)('AS2 with pyas2lib', () => {
     });
 
     it('an AS2-To the peer does not know is answered unknown-trading-partner', async () => {
-      const out = await weSend(peer, { partnerId: 'NOBODY' } as Partial<As2Doc>);
+      const out = await weSend(peer, { partnerId: 'NOBODY' });
       expect(out.mdnStatus).toBe('failed');
       expect(out.mdn?.modifier).toBe('unknown-trading-partner');
     });
