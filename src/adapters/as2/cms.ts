@@ -1,8 +1,8 @@
 /**
  * CMS (RFC 5652) operations of S/MIME for AS2, built from library parts only: pkijs and asn1js
  * structures for every ASN.1 object, node:crypto (and WebCrypto through pkijs) for digests,
- * signatures and content ciphers, forge for the one RSA operation Node 20 refuses (PKCS#1 v1.5
- * decryption of the content-encryption key), node:zlib for RFC 3274 compression.
+ * signatures and content ciphers, node:crypto or forge in a worker for PKCS#1 v1.5 decryption of
+ * the content-encryption key (rsa-unwrap.ts), node:zlib for RFC 3274 compression.
  *
  * - signDetached / verifyDetached: detached SignedData with signed attributes (content type,
  *   signing time, message digest), RSA PKCS#1 v1.5 signatures, SHA-1/SHA-2 digests.
@@ -17,6 +17,7 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { CIPHERS, DIGESTS, OID, cipherByOid, digestByOid, type ContentCipher, type DigestAlgorithm, type DigestName } from './algorithms.ts';
 import type { LoadedCredentials } from './keys.ts';
+import { unwrapPkcs1v15 } from './rsa-unwrap.ts';
 import type { As2EncryptionAlgorithm } from '../../domain/configuration.ts';
 
 const deflateAsync = promisify(deflate);
@@ -207,13 +208,13 @@ export interface Decrypted {
 }
 
 /** Unwraps the content-encryption key; a failure yields a random key (RFC 3218 §2.3), so a wrong key and a bad padding fail alike, later. */
-function unwrapKey(ktri: pkijs.KeyTransRecipientInfo, creds: LoadedCredentials, keyLength: number): Buffer {
+async function unwrapKey(ktri: pkijs.KeyTransRecipientInfo, creds: LoadedCredentials, keyLength: number): Promise<Buffer> {
   const wrapped = buf(ktri.encryptedKey.valueBlock.valueHexView);
   const alg = ktri.keyEncryptionAlgorithm.algorithmId;
   let key: Buffer | null = null;
   try {
     if (alg === OID.rsaEncryption) {
-      key = Buffer.from(creds.forgeKey.decrypt(wrapped.toString('binary'), 'RSAES-PKCS1-V1_5'), 'binary');
+      key = await unwrapPkcs1v15(wrapped, creds.unwrapKey);
     } else if (alg === OID.rsaesOaep) {
       const params = ktri.keyEncryptionAlgorithm.algorithmParams ? new pkijs.RSAESOAEPParams({ schema: ktri.keyEncryptionAlgorithm.algorithmParams }) : new pkijs.RSAESOAEPParams();
       const hash = digestByOid(params.hashAlgorithm.algorithmId) ?? DIGESTS.sha1;
@@ -229,7 +230,7 @@ function unwrapKey(ktri: pkijs.KeyTransRecipientInfo, creds: LoadedCredentials, 
 }
 
 /** Decrypts EnvelopedData addressed to our certificate. Every failure is `decryption-failed`. */
-export function decrypt(der: Buffer, creds: LoadedCredentials): Decrypted {
+export async function decrypt(der: Buffer, creds: LoadedCredentials): Promise<Decrypted> {
   const info = contentInfoOf(der, 'decryption-failed', 'the encrypted content');
   if (info.contentType !== OID.envelopedData) throw new CmsError('decryption-failed', `the encrypted part holds CMS content ${info.contentType}, not enveloped-data`);
   let enveloped: pkijs.EnvelopedData;
@@ -255,7 +256,7 @@ export function decrypt(der: Buffer, creds: LoadedCredentials): Decrypted {
   if (iv.length !== cipher.ivLength) throw new CmsError('decryption-failed', `the ${cipher.name} initialization vector has ${iv.length} bytes, not ${cipher.ivLength}`);
   const encryptedContent = eci.encryptedContent;
   if (!encryptedContent) throw new CmsError('decryption-failed', 'the encrypted content is missing (detached encrypted content is not supported)');
-  const key = unwrapKey(mine, creds, cipher.keyLength);
+  const key = await unwrapKey(mine, creds, cipher.keyLength);
   try {
     const d = createDecipheriv(cipher.node, key, iv);
     const content = Buffer.concat([d.update(octetsOf(encryptedContent)), d.final()]);

@@ -1,13 +1,13 @@
 /**
  * A connection's AS2 key material, loaded once into the forms each library needs: node:crypto
- * key objects, pkijs certificates, a forge RSA key (for PKCS#1 v1.5 key transport, which
- * Node 20 refuses to decrypt: CVE-2023-46809) and WebCrypto signing keys (pkijs signs with them).
+ * key objects, pkijs certificates, the key for PKCS#1 v1.5 key unwrapping (rsa-unwrap.ts) and
+ * WebCrypto signing keys (pkijs signs with them).
  */
 import { createHash, createPrivateKey, webcrypto, X509Certificate, type KeyObject } from 'node:crypto';
-import forge from 'node-forge';
 import * as pkijs from 'pkijs';
 import type { SecretRecord } from '../../domain/configuration.ts';
 import { DIGESTS, type DigestName } from './algorithms.ts';
+import type { UnwrapKey } from './rsa-unwrap.ts';
 
 /** PEM texts of a connection's key material, as stored with its secrets. */
 export interface As2Credentials {
@@ -27,8 +27,8 @@ export interface LoadedCredentials {
   readonly partnerCertificate: X509Certificate;
   readonly pkiCertificate: pkijs.Certificate;
   readonly pkiPartnerCertificate: pkijs.Certificate;
-  /** forge's RSA private key, for PKCS#1 v1.5 unwrapping of content-encryption keys. */
-  readonly forgeKey: forge.pki.rsa.PrivateKey;
+  /** Our key for PKCS#1 v1.5 unwrapping of content-encryption keys. */
+  readonly unwrapKey: UnwrapKey;
   /** A WebCrypto signing key for a digest (imported on first use). */
   signingKey(digest: DigestName): Promise<webcrypto.CryptoKey>;
 }
@@ -58,8 +58,8 @@ export function loadCredentials(c: As2Credentials): LoadedCredentials {
   if (privateKey.asymmetricKeyType !== 'rsa') throw new Error(`our private key is ${privateKey.asymmetricKeyType ?? 'not RSA'}; AS2 here uses RSA keys`);
   const certificate = new X509Certificate(c.certificatePem);
   const partnerCertificate = new X509Certificate(c.partnerCertificatePem);
-  const pkcs1 = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
-  const forgeKey = forge.pki.privateKeyFromPem(pkcs1);
+  const pkcs1Pem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+  const unwrapKey: UnwrapKey = { key: privateKey, pkcs1Pem, id: createHash('sha256').update(pkcs1Pem).digest('hex') };
   const pkcs8 = privateKey.export({ type: 'pkcs8', format: 'der' });
   const signingKeys = new Map<DigestName, Promise<webcrypto.CryptoKey>>();
   return {
@@ -68,7 +68,7 @@ export function loadCredentials(c: As2Credentials): LoadedCredentials {
     partnerCertificate,
     pkiCertificate: pkiCertificateOf(certificate),
     pkiPartnerCertificate: pkiCertificateOf(partnerCertificate),
-    forgeKey,
+    unwrapKey,
     signingKey(digest) {
       let k = signingKeys.get(digest);
       if (!k) {

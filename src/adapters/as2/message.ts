@@ -199,7 +199,7 @@ export async function unpackMessage(top: MimeEntity, creds: LoadedCredentials, m
         const kind = cmsContentType(der);
         if (kind === OID.envelopedData) {
           if (encryptedWith) throw new As2ProcessingError('decryption-failed', 'the message is encrypted twice');
-          const d = decrypt(der, creds);
+          const d = await decrypt(der, creds);
           encryptedWith = d.algorithm;
           decryptedEntity = d.content;
           entity = parseEntity(d.content);
