@@ -56,6 +56,7 @@ export interface As2ReceiveDetail {
   readonly signed: DigestName | null;
   readonly encrypted: As2EncryptionAlgorithm | null;
   readonly compressed: boolean;
+  /** How the receipt goes: `async` (posted later), `sync` (in the response), `none`. */
   readonly mdnMode: 'sync' | 'async' | 'none';
   readonly mdnSigned: boolean;
   readonly mdnMessageId: string | null;
@@ -96,7 +97,7 @@ export interface As2Rejected {
   readonly to: string | null;
   /** The negative MDN (sync), or a plain error when no receipt was asked for. */
   readonly reply: HttpReply;
-  /** Only for a sender that authenticated; a negative receipt to anyone else goes in `reply`. */
+  /** Only for a sender whose signature verified; anyone else gets the receipt in `reply`. */
   readonly asyncMdn: AsyncMdn | null;
   readonly detail: As2ReceiveDetail;
 }
@@ -119,6 +120,11 @@ function requestedReceipt(headers: readonly MimeHeader[]): Requested {
   if (!dnt) return { mode: 'none', asyncUrl: null, options };
   if (rdo && /^https?:\/\//i.test(rdo.trim())) return { mode: 'async', asyncUrl: rdo.trim(), options };
   return { mode: 'sync', asyncUrl: null, options };
+}
+
+/** How the receipt actually goes: posted later, in the response, or not at all. */
+function modeOf(r: { readonly asyncMdn: AsyncMdn | null; readonly mdn: BuiltMdn | null }): 'sync' | 'async' | 'none' {
+  return r.asyncMdn ? 'async' : r.mdn ? 'sync' : 'none';
 }
 
 function plainReply(status: number, text: string): HttpReply {
@@ -146,7 +152,7 @@ export async function receiveAs2Message(
   const from = headerValue(headers, 'as2-from') === undefined ? null : unquoteAs2Name(headerValue(headers, 'as2-from')!);
   const to = headerValue(headers, 'as2-to') === undefined ? null : unquoteAs2Name(headerValue(headers, 'as2-to')!);
   const requested = requestedReceipt(headers);
-  const baseDetail = { as2MessageId: messageId, as2From: from, as2To: to, mdnMode: requested.mode } as const;
+  const baseDetail = { as2MessageId: messageId, as2From: from, as2To: to } as const;
 
   let creds: LoadedCredentials | null = null;
   let authenticated = false;
@@ -167,9 +173,9 @@ export async function receiveAs2Message(
       sign: requested.options.signed && creds ? { credentials: creds, digest } : null,
       ...(options.now ? { now: options.now } : {}),
     });
-    // an asynchronous receipt goes only to a sender who proved who it is; anyone else could
-    // name any URL and have this service post to it
-    if (requested.mode === 'async' && requested.asyncUrl && (modifier === null || authenticated)) {
+    // an asynchronous receipt goes only to a sender whose signature verified; anyone else could
+    // name any URL and have this service post to it, so it gets the receipt in the response
+    if (requested.mode === 'async' && requested.asyncUrl && authenticated) {
       return { reply: EMPTY_OK, asyncMdn: { url: requested.asyncUrl, mdn }, mdn };
     }
     return { reply: { status: 200, headers: mdn.headers, body: mdn.body }, asyncMdn: null, mdn };
@@ -187,7 +193,7 @@ export async function receiveAs2Message(
       to,
       reply: r.reply,
       asyncMdn: r.asyncMdn,
-      detail: { ...baseDetail, mic: mic ? formatMic(mic) : null, signed: seen?.signedWith ?? null, encrypted: seen?.encryptedWith?.name ?? null, compressed: seen?.compressed ?? false, mdnSigned: r.mdn?.signed ?? false, mdnMessageId: r.mdn?.messageId ?? null, disposition: `processed/error: ${modifier}`, duplicate: false },
+      detail: { ...baseDetail, mdnMode: modeOf(r), mic: mic ? formatMic(mic) : null, signed: seen?.signedWith ?? null, encrypted: seen?.encryptedWith?.name ?? null, compressed: seen?.compressed ?? false, mdnSigned: r.mdn?.signed ?? false, mdnMessageId: r.mdn?.messageId ?? null, disposition: `processed/error: ${modifier}`, duplicate: false },
     };
   };
 
@@ -210,7 +216,7 @@ export async function receiveAs2Message(
   if (s.setupStatus !== 'ready' || !creds) return await reject('unexpected-processing-error', 'the AS2 setup of this connection is not complete; the message cannot be read yet');
 
   const micalg: DigestName = requested.options.micalgs[0] ?? 'sha256';
-  let unpacked;
+  let unpacked: UnpackedMessage;
   try {
     unpacked = await unpackMessage(entityOf(headers, request.body), creds, micalg, options.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED);
   } catch (err) {
@@ -225,6 +231,7 @@ export async function receiveAs2Message(
   const r = await receipt(null, duplicate ? `${TEXT_OK} (This message id was received before; it is acknowledged again and not processed twice.)` : TEXT_OK, unpacked.mic);
   const acceptedDetail: As2ReceiveDetail = {
     ...baseDetail,
+    mdnMode: modeOf(r),
     mic: formatMic(unpacked.mic),
     signed: unpacked.signedWith,
     encrypted: unpacked.encryptedWith?.name ?? null,

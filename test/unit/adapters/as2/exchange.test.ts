@@ -221,7 +221,16 @@ describe('refused messages', () => {
     const asyncMsg = await buildMessage({ payload: X12, filename: null, contentType: 'application/edi-x12', from: 'PARTNER', to: 'OURS', messageId: '<forged-async@partner>', signing: 'sha256', encryption: 'aes128-cbc', compression: false, receipt: { signed: false, asyncUrl: 'http://169.254.169.254/latest' }, credentials: loadCredentials(credentials(stranger, ours)) });
     const forged = await receiveAs2Message('c-ours', { method: 'POST', headers: asyncMsg.headers, body: asyncMsg.body }, lookup, received);
     expect(forged).toMatchObject({ ok: false, modifier: 'authentication-failed', asyncMdn: null });
+    expect(forged.detail.mdnMode).toBe('sync');
     expect(parseMdn(mimeHeadersOf(forged.reply.headers), forged.reply.body).disposition?.modifier).toBe('authentication-failed');
+
+    // accepted but unsigned (a connection that allows it): still no post to the named URL
+    receiverSettings = settings({ requireSignature: false });
+    const unsigned = await buildMessage({ payload: X12, filename: null, contentType: 'application/edi-x12', from: 'PARTNER', to: 'OURS', messageId: '<unsigned-async@partner>', signing: null, encryption: 'aes128-cbc', compression: false, receipt: { signed: false, asyncUrl: 'http://169.254.169.254/latest' }, credentials: loadCredentials(credentials(stranger, ours)) });
+    const taken = await receiveAs2Message('c-ours', { method: 'POST', headers: unsigned.headers, body: unsigned.body }, lookup, received);
+    expect(taken).toMatchObject({ ok: true, asyncMdn: null });
+    expect(taken.detail.mdnMode).toBe('sync');
+    expect(parseMdn(mimeHeadersOf(taken.reply.headers), taken.reply.body).disposition?.type).toBe('processed');
   });
 
   it('a message taken in whose storing then fails is answered with unexpected-processing-error', async () => {
