@@ -250,14 +250,14 @@ describe.skipIf(python === null)('AS2 with pyas2lib', () => {
       expect([firstOutcome.duplicate, againOutcome.duplicate]).toEqual([false, true]);
     });
 
-    const negative: [string, string, string[], string][] = [
-      ['a tampered message', 'c-relaxed', ['--sign', 'sha256', '--mdn-sign', 'sha256', '--tamper'], 'integrity-check-failed'],
-      ['a signature by a certificate we do not hold', 'c-strict', ['--sign', 'sha256', '--encrypt', 'aes_256_cbc', '--mdn-sign', 'sha256', '--key', path('stranger.key.pem'), '--cert', path('stranger.cert.pem')], 'authentication-failed'],
-      ['encryption to a certificate that is not ours', 'c-strict', ['--sign', 'sha256', '--encrypt', 'aes_256_cbc', '--mdn-sign', 'sha256', '--encrypt-cert', path('stranger.cert.pem')], 'decryption-failed'],
-      ['an unknown AS2-To', 'c-strict', ['--sign', 'sha256', '--encrypt', 'aes_256_cbc', '--mdn-sign', 'sha256', '--as2-to', 'NOT US'], 'unknown-trading-partner'],
-      ['an unsigned message where a signature is required', 'c-strict', ['--encrypt', 'aes_256_cbc', '--mdn-sign', 'sha256'], 'insufficient-message-security'],
+    const negative: [string, string, string, string[]][] = [
+      ['a tampered message', 'integrity-check-failed', 'c-relaxed', ['--sign', 'sha256', '--mdn-sign', 'sha256', '--tamper']],
+      ['a signature by a certificate we do not hold', 'authentication-failed', 'c-strict', ['--sign', 'sha256', '--encrypt', 'aes_256_cbc', '--mdn-sign', 'sha256', '--key', path('stranger.key.pem'), '--cert', path('stranger.cert.pem')]],
+      ['encryption to a certificate that is not ours', 'decryption-failed', 'c-strict', ['--sign', 'sha256', '--encrypt', 'aes_256_cbc', '--mdn-sign', 'sha256', '--encrypt-cert', path('stranger.cert.pem')]],
+      ['an unknown AS2-To', 'unknown-trading-partner', 'c-strict', ['--sign', 'sha256', '--encrypt', 'aes_256_cbc', '--mdn-sign', 'sha256', '--as2-to', 'NOT US']],
+      ['an unsigned message where a signature is required', 'insufficient-message-security', 'c-strict', ['--encrypt', 'aes_256_cbc', '--mdn-sign', 'sha256']],
     ];
-    it.each(negative)('%s gets a signed negative MDN (%s) that pyas2lib reads', async (_name, connection, options, modifier) => {
+    it.each(negative)('%s gets a signed negative MDN (%s) that pyas2lib reads', async (_name, modifier, connection, options) => {
       const r = await peerSends(connection, ...options);
       expect(r.httpStatus).toBe(200);
       expect(r.mdnStatus).toBe('processed/error');
