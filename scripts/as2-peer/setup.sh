@@ -33,7 +33,7 @@ trap 'rm -f "$log"' EXIT
 if ! "$venv/bin/pip" install --disable-pip-version-check --no-input --only-binary=:all: --timeout 20 --retries 2 -r "$here/requirements.txt" >"$log" 2>&1; then
   cat "$log" >&2
   rm -rf "$venv"
-  if grep -qiE 'NewConnectionError|Failed to establish a new connection|Temporary failure in name resolution|Could not fetch URL|ConnectTimeout|ReadTimeout|No matching distribution found' "$log"; then
+  if grep -qiE 'NewConnectionError|Failed to establish a new connection|Temporary failure in name resolution|Could not fetch URL|ConnectTimeout|ReadTimeout' "$log"; then
     echo "as2-peer: PyPI cannot be reached; the AS2 interoperability peer is unavailable" >&2
     exit 3
   fi
