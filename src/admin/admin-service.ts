@@ -45,6 +45,10 @@ export function describeChange(c: ConfigChange): string {
   switch (c.op) {
     case 'put':
       if (c.kind === 'flow') return `flow ${c.record.name} v${c.record.versionNumber}: ${c.record.current ? c.record.status : 'superseded'}`;
+      if (c.kind === 'connection' && c.record.as2) {
+        const a = c.record.as2;
+        return `connection ${c.record.name}: written (AS2 setup ${a.setupStatus}${a.setupReason ? `: ${a.setupReason}` : ''})`;
+      }
       return `${c.kind} ${'key' in c.record ? c.record.key : c.record.name}: written`;
     case 'delete':
       return `${c.kind} ${c.id}: removed`;

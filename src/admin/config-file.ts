@@ -2,11 +2,12 @@
  * Reads a configuration file (YAML or JSON; JSON is read by the YAML parser too, so both keep
  * line numbers), validates it against the published JSON Schema
  * (schemas/config/organization-config.schema.json), then runs the document checks and a JSONata
- * syntax check of every transformation. Every problem names the file, line and field; any
- * problem rejects the whole file before anything is written.
+ * syntax check of every transformation. AS2 key and certificate paths are read here, relative to
+ * the file. Every problem names the file, line and field; any problem rejects the whole file
+ * before anything is written.
  */
 import { readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
@@ -112,6 +113,7 @@ export function parseConfigText(file: string, text: string, engine: Implementati
     } else {
       const cfg = value as ConfigDocument;
       readKeyFiles(cfg, options.baseDir ?? dirname(file), add);
+      resolveAs2Files(file, cfg, add);
       for (const p of checkDocument(cfg, engine)) add(p.path, p.message);
       (cfg.mappings ?? []).forEach((m, i) => {
         try {
@@ -136,6 +138,50 @@ export function locateField(text: string, path: DocPath): { line: number; column
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   return locate(doc, lines, path);
+}
+
+/** `as2` file fields and the connection field each fills. */
+const AS2_FILES = [
+  ['privateKeyFile', 'privateKey'],
+  ['certificateFile', 'certificate'],
+  ['partnerCertificateFile', 'partnerCertificate'],
+] as const;
+
+/**
+ * Replaces the key and certificate paths of each `as2` block (relative to the configuration
+ * file) by the PEM text they hold, in the connection's secret fields; the paths themselves are
+ * not kept. A path that cannot be read, a file without PEM armour, or a value given both inline
+ * and by path is a problem of that field.
+ */
+function resolveAs2Files(file: string, cfg: ConfigDocument, add: (path: DocPath, message: string) => void): void {
+  const base = dirname(resolve(file));
+  (cfg.connections ?? []).forEach((c, i) => {
+    const block = c.as2 as unknown as Record<string, unknown> | undefined;
+    if (!block) return;
+    for (const [pathField, secretField] of AS2_FILES) {
+      const rel = block[pathField];
+      delete block[pathField];
+      if (typeof rel !== 'string') continue;
+      const at: DocPath = ['connections', i, 'as2', pathField];
+      if (c[secretField] !== undefined) {
+        add(at, `${secretField} is also given inline; give it once`);
+        continue;
+      }
+      const full = isAbsolute(rel) ? rel : resolve(base, rel);
+      let text: string;
+      try {
+        text = readFileSync(full, 'utf8');
+      } catch (err) {
+        add(at, `cannot read ${full}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+        continue;
+      }
+      if (!/-----BEGIN [A-Z0-9 ]+-----/.test(text)) {
+        add(at, `${full} is not a PEM file (no -----BEGIN ...----- line)`);
+        continue;
+      }
+      c[secretField] = text;
+    }
+  });
 }
 
 /** Reads and checks a configuration file. */

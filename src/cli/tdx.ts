@@ -30,6 +30,10 @@ const commands: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: "an organization's configuration: tdx config apply FILE --org ORG | tdx config export --org ORG",
     load: async () => (await import('./commands/config.ts')).configCommand,
   },
+  as2: {
+    summary: 'AS2 tools: tdx as2 keygen --id AS2_ID (key pair and certificate for a new connection)',
+    load: async () => (await import('./commands/as2.ts')).as2Command,
+  },
   x12: {
     summary: 'X12 tools: tdx x12 parse|validate|ack|write FILE',
     load: async () => (await import('./commands/x12.ts')).x12Command,

@@ -47,6 +47,13 @@ export function checkDocument(doc: ConfigDocument, engine: ImplementationEngine)
   (doc.connections ?? []).forEach((c, i) => {
     if (c.kind === 'sftp' && !c.host) problems.push({ path: ['connections', i, 'host'], message: 'an sftp connection needs a host' });
     if (c.kind === 'as2' && !c.as2) problems.push({ path: ['connections', i, 'as2'], message: 'an as2 connection needs as2 settings' });
+    if (c.kind !== 'as2' && c.as2) problems.push({ path: ['connections', i, 'as2'], message: `as2 settings belong to an as2 connection, not ${c.kind}` });
+    for (const f of ['certificate', 'partnerCertificate'] as const) {
+      if (c.kind !== 'as2' && c[f] !== undefined) problems.push({ path: ['connections', i, f], message: `${f} belongs to an as2 connection, not ${c.kind}` });
+    }
+    if (c.as2?.mdn?.mode === 'async' && !c.as2.mdn.asyncUrl) {
+      problems.push({ path: ['connections', i, 'as2', 'mdn', 'asyncUrl'], message: 'an asynchronous MDN needs mdn.asyncUrl (where the partner posts it: the POST /as2/mdn endpoint of this service)' });
+    }
   });
   (doc.webhooks ?? []).forEach((w, i) => {
     const problem = webhookUrlProblem(w.url);

@@ -1,8 +1,9 @@
 /**
  * `tdx config export`: the stored state written back in the format `tdx config apply` reads.
- * Secrets are never exported; applying the export keeps the stored ones (a secret left out of
- * a file keeps its value), so export → apply changes nothing.
+ * Secrets are never exported (nor AS2 key and certificate paths); applying the export keeps the
+ * stored ones (a secret left out of a file keeps its value), so export → apply changes nothing.
  */
+import { as2DocOf } from './as2-settings.ts';
 import type { ConfigDocument, OrgConfigState, PartnerDoc } from './configuration.ts';
 
 const opt = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
@@ -34,7 +35,7 @@ export function exportDocument(state: OrgConfigState): ConfigDocument {
         inboundDirectory: opt(c.inboundDirectory),
         outboundDirectory: opt(c.outboundDirectory),
         tags: tagsOpt(c.tags),
-        as2: opt(c.as2) ? { ...c.as2! } : undefined,
+        as2: c.as2 ? as2DocOf(c.as2) : undefined,
       }),
     ),
     envelopes: byId(state.envelopes).map((e) => ({

@@ -14,6 +14,8 @@
  *   update the current version in place.
  * - Secrets: a secret given in the document is stored; one left out keeps the stored value; a
  *   webhook without any gets a generated `whsec_` secret.
+ * - An AS2 connection's `setupStatus` is computed from its key and certificates (given or
+ *   stored) at `now` (as2-settings.ts); `provisioned` mirrors `ready`.
  */
 import type {
   ConfigDocument,
@@ -31,6 +33,7 @@ import type {
   WebhookRecord,
 } from './configuration.ts';
 import { CONNECTION_SECRET_FIELDS } from './configuration.ts';
+import { as2SettingsOf, checkAs2Credentials } from './as2-settings.ts';
 import { deriveFlows, materializeGraph, stableJson } from './flow-builder.ts';
 import type { ImplementationEngine } from './implementation-engine.ts';
 import { findPlaceholders } from './mapping-placeholders.ts';
@@ -158,9 +161,18 @@ export function planApply(doc: ConfigDocument, current: OrgConfigState, ctx: Pla
   // --- connections (with their secrets) ---
   const connections = reconcile('connection', current.connections, doc.connections ?? [], (r) => r.name, (d) => d.name, (d) => {
     const ownerId = connIdByName.get(d.name);
-    const has = (field: string): boolean => (d as unknown as Record<string, unknown>)[field] !== undefined || (ownerId !== undefined && currentSecrets.has(`connection/${ownerId}/${field}`));
+    // a secret given in the document wins; one left out keeps the stored value
+    const secretOf = (field: (typeof CONNECTION_SECRET_FIELDS)[number]): string | undefined =>
+      d[field] ?? (ownerId === undefined ? undefined : currentSecrets.get(`connection/${ownerId}/${field}`)?.value);
+    const as2 =
+      d.kind === 'as2' && d.as2
+        ? as2SettingsOf(
+            d.as2,
+            checkAs2Credentials({ privateKey: secretOf('privateKey'), passphrase: secretOf('passphrase'), certificate: secretOf('certificate'), partnerCertificate: secretOf('partnerCertificate') }, new Date(ctx.now)),
+          )
+        : null;
     const provisioned =
-      d.kind === 'sandbox' ? true : d.kind === 'as2' ? d.as2?.setupStatus === 'ready' : Boolean(d.host && d.username && (has('password') || has('privateKey')));
+      d.kind === 'sandbox' ? true : d.kind === 'as2' ? as2?.setupStatus === 'ready' : Boolean(d.host && d.username && (secretOf('password') !== undefined || secretOf('privateKey') !== undefined));
     return {
       name: d.name,
       kind: d.kind,
@@ -170,7 +182,7 @@ export function planApply(doc: ConfigDocument, current: OrgConfigState, ctx: Pla
       inboundDirectory: d.inboundDirectory ?? null,
       outboundDirectory: d.outboundDirectory ?? null,
       tags: d.tags ?? [],
-      as2: d.as2 ?? null,
+      as2,
       provisioned,
     };
   });

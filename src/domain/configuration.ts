@@ -38,11 +38,54 @@ interface Stamped {
   readonly updatedAt: string;
 }
 
-export interface As2Settings {
+export const AS2_SIGNING_ALGORITHMS = ['sha256', 'sha384', 'sha512', 'sha1'] as const;
+export type As2SigningAlgorithm = (typeof AS2_SIGNING_ALGORITHMS)[number];
+export const AS2_ENCRYPTION_ALGORITHMS = ['aes256-cbc', 'aes192-cbc', 'aes128-cbc', '3des-cbc'] as const;
+export type As2EncryptionAlgorithm = (typeof AS2_ENCRYPTION_ALGORITHMS)[number];
+export const AS2_MDN_MODES = ['sync', 'async'] as const;
+export type As2MdnMode = (typeof AS2_MDN_MODES)[number];
+
+/** How receipts (MDNs) of the messages we send are asked for (docs/as2.md). */
+export interface As2MdnOptions {
+  /** `sync`: in the HTTP response; `async`: posted later to `asyncUrl`. @default 'sync' */
+  readonly mode: As2MdnMode;
+  /** Ask the partner to sign its MDN (and verify the signature). @default true */
+  readonly signed: boolean;
+  /** Where the partner posts asynchronous MDNs (this service's `POST /as2/mdn`). Required for `async`. */
+  readonly asyncUrl: string | null;
+  /** Sync: how long the request waits for its response; async: how long the MDN may take. @default 300 */
+  readonly waitSeconds: number;
+}
+
+/** Per-connection AS2 options, with the defaults of docs/as2.md applied. */
+export interface As2Options {
+  /** Digest of the signature on outbound messages; null sends them unsigned. @default 'sha256' */
+  readonly signing: As2SigningAlgorithm | null;
+  /** Content encryption of outbound messages; null sends them unencrypted. @default 'aes256-cbc' */
+  readonly encryption: As2EncryptionAlgorithm | null;
+  /** Compress outbound payloads (RFC 5402, before signing). @default false */
+  readonly compression: boolean;
+  readonly mdn: As2MdnOptions;
+  /** Inbound messages must be signed. @default true */
+  readonly requireSignature: boolean;
+  /** Inbound messages must be encrypted. @default true */
+  readonly requireEncryption: boolean;
+  /** Content-Type of outbound payloads. @default 'application/edi-x12' */
+  readonly contentType: string;
+}
+
+/**
+ * A connection's AS2 settings as stored. `localId` is our AS2 identifier, `partnerId` the
+ * partner's, `url` the partner's AS2 endpoint. `setupStatus` is computed at apply time from the
+ * stored key and certificates (`pending` while one is missing, `ready` when all are valid,
+ * `failed` otherwise, with `setupReason`).
+ */
+export interface As2Settings extends As2Options {
   readonly localId: string;
   readonly partnerId: string;
   readonly url: string;
   readonly setupStatus: As2SetupStatus;
+  readonly setupReason: string | null;
 }
 
 export interface ConnectionRecord extends Stamped {
@@ -182,7 +225,7 @@ export type SecretOwner = 'connection' | 'webhook';
 export interface SecretRecord {
   readonly ownerKind: SecretOwner;
   readonly ownerId: string;
-  /** `password`, `privateKey`, `passphrase`, `sandboxToken`, `signingSecret`... */
+  /** `password`, `privateKey`, `passphrase`, `sandboxToken`, `certificate`, `partnerCertificate`, `signingSecret`... */
   readonly name: string;
   readonly value: string;
 }
@@ -235,7 +278,30 @@ export interface ConnectionDoc {
   inboundDirectory?: string;
   outboundDirectory?: string;
   tags?: string[];
-  as2?: As2Settings;
+  /** AS2: our certificate (PEM), read from `as2.certificateFile` or given inline. Stored as a secret. */
+  certificate?: string;
+  /** AS2: the partner's certificate (PEM), read from `as2.partnerCertificateFile` or given inline. Stored as a secret. */
+  partnerCertificate?: string;
+  as2?: As2Doc;
+}
+
+/**
+ * The `as2` block of a connection in a configuration file. Key and certificate file paths
+ * (`privateKeyFile`, `certificateFile`, `partnerCertificateFile`) are resolved by the file
+ * reader into the connection's `privateKey`, `certificate` and `partnerCertificate`, so they
+ * never reach the plan.
+ */
+export interface As2Doc {
+  localId: string;
+  partnerId: string;
+  url: string;
+  signing?: As2SigningAlgorithm | 'none';
+  encryption?: As2EncryptionAlgorithm | 'none';
+  compression?: boolean;
+  mdn?: { mode?: As2MdnMode; signed?: boolean; asyncUrl?: string; waitSeconds?: number };
+  requireSignature?: boolean;
+  requireEncryption?: boolean;
+  contentType?: string;
 }
 
 export interface EnvelopeDoc {
@@ -319,4 +385,4 @@ export interface ConfigDocument {
 }
 
 /** Secret fields of a connection document, in a fixed order. */
-export const CONNECTION_SECRET_FIELDS = ['password', 'privateKey', 'passphrase', 'sandboxToken'] as const;
+export const CONNECTION_SECRET_FIELDS = ['password', 'privateKey', 'passphrase', 'sandboxToken', 'certificate', 'partnerCertificate'] as const;

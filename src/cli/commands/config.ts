@@ -10,6 +10,7 @@ import { checkMappings, describeMappingWarning } from '../../admin/mapping-check
 import { createMappingEngine } from '../../adapters/mapping/worker-pool.ts';
 import type { Config } from '../../config.ts';
 import type { ConfigDocument } from '../../domain/configuration.ts';
+import { checkAs2Credentials } from '../../domain/as2-settings.ts';
 import { openAdminSession } from '../../admin/cassandra-session.ts';
 import { x12ImplementationEngine as implementationEngine } from '../../domain/x12-implementation-engine.ts';
 import { CassandraOrganizationStore } from '../../adapters/cassandra/organization-store.ts';
@@ -71,6 +72,12 @@ export const configCommand: CliCommand = async (args, io) => {
     const checked = readConfigFile(file, implementationEngine, { env: process.env });
     const warnings = await reportMappingWarnings(file, checked, loadConfig().mapping, io);
     io.stdout.write(warnings === 0 ? `${file}: valid\n` : `${file}: valid, with ${warnings} mapping warning${warnings === 1 ? '' : 's'}\n`);
+    // AS2 keys and certificates given in the file are checked now; at apply, stored ones count too
+    for (const c of checked.connections ?? []) {
+      if (c.kind !== 'as2') continue;
+      const r = checkAs2Credentials({ privateKey: c.privateKey, passphrase: c.passphrase, certificate: c.certificate, partnerCertificate: c.partnerCertificate }, new Date());
+      io.stdout.write(`connection ${c.name}: AS2 setup ${r.status}${r.reason ? `: ${r.reason}` : ''}\n`);
+    }
     return 0;
   }
   if (verb !== 'apply' && verb !== 'export') throw new TdxError('invalid_parameter', `unknown config command "${verb}"\n${USAGE}`);

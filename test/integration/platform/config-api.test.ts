@@ -438,14 +438,15 @@ describe('configuration endpoints against Cassandra', () => {
   });
 
   it('never returns any configured secret, nor any API key', async () => {
-    // every kind of secret: SFTP password, private key and passphrase; AS2 private key and
-    // passphrase; a sandbox connection token; standard and sandbox webhook signing secrets
+    // every kind of secret: SFTP password, private key and passphrase; AS2 private key,
+    // passphrase and certificates; a sandbox connection token; standard and sandbox webhook
+    // signing secrets
     const secretsFile = demo
       .replace(
         'connections:\n',
         `connections:
   - { name: key-sftp, kind: sftp, host: 127.0.0.1, port: 2222, username: keyuser, privateKey: "-----BEGIN OPENSSH PRIVATE KEY-----\\nSECRETKEYMATERIAL\\n-----END OPENSSH PRIVATE KEY-----", passphrase: secret-sftp-passphrase }
-  - { name: partner-as2, kind: as2, privateKey: secret-as2-private-key, passphrase: secret-as2-passphrase, as2: { localId: DEMOCORP, partnerId: ACMEAS2, url: "https://as2.example.test/receive", setupStatus: ready } }
+  - { name: partner-as2, kind: as2, privateKey: secret-as2-private-key, passphrase: secret-as2-passphrase, certificate: secret-as2-certificate, partnerCertificate: secret-as2-partner-certificate, as2: { localId: DEMOCORP, partnerId: ACMEAS2, url: "https://as2.example.test/receive" } }
   - { name: sandbox-sink, kind: sandbox, sandboxToken: secret-sandbox-token }
 `,
       )
@@ -461,6 +462,8 @@ describe('configuration endpoints against Cassandra', () => {
     const demoKind = keyPath ? 'connection.privateKey' : 'connection.password';
     expect(rows.rows.map((r) => `${String(r.get('owner_kind'))}.${String(r.get('name'))}`).sort()).toEqual(
       [
+        'connection.certificate',
+        'connection.partnerCertificate',
         'connection.passphrase',
         'connection.passphrase',
         'connection.privateKey',
@@ -473,7 +476,7 @@ describe('configuration endpoints against Cassandra', () => {
         demoKind,
       ].sort(),
     );
-    const written = [demoSecret, 'SECRETKEYMATERIAL', 'secret-sftp-passphrase', 'secret-as2-private-key', 'secret-as2-passphrase', 'secret-sandbox-token', 'whsec_ZGVtby13ZWJob29rLXNpZ25pbmctc2VjcmV0', 'c2FuZGJveC1zaWduaW5nLXNlY3JldA'];
+    const written = [demoSecret, 'SECRETKEYMATERIAL', 'secret-sftp-passphrase', 'secret-as2-private-key', 'secret-as2-passphrase', 'secret-as2-certificate', 'secret-as2-partner-certificate', 'secret-sandbox-token', 'whsec_ZGVtby13ZWJob29rLXNpZ25pbmctc2VjcmV0', 'c2FuZGJveC1zaWduaW5nLXNlY3JldA'];
     for (const w of written) expect(stored.some((s) => s.includes(w)), w).toBe(true);
     const keyRows = await env.client.execute('SELECT key_hash FROM api_keys WHERE org_id = ?', [c.org]);
     const needles = [...stored, ...written, c.standard, c.readOnly, c.sandbox, ...keyRows.rows.map((r) => String(r.get('key_hash')))];
