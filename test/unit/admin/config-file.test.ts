@@ -108,7 +108,7 @@ describe('environment substitution', () => {
     const doc = parse(conn('    host: ${H}\n    username: u\n    password: "pa$$word ${PW} $${NOT}"\n'), { H: 'a: b\n- c', PW: '[x]' });
     expect(doc.connections![0]).toMatchObject({ host: 'a: b\n- c', password: 'pa$$word [x] ${NOT}' });
     const demo = parse(demoText, demoEnv());
-    expect(demo.mappings![0]!.transformation).toContain('$substring(BEG.BEG05, 0, 4)');
+    expect(demo.mappings![0]!.transformation).toContain('$beg := heading.beginning_segment_for_purchase_order_BEG;');
   });
 });
 

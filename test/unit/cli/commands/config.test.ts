@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { configCommand } from '../../../../src/cli/commands/config.ts';
 
 function sink(): { stream: Writable; text: () => string } {
@@ -26,7 +26,14 @@ async function run(...args: string[]) {
   return { code, stdout: out.text(), stderr: err.text() };
 }
 
+// The demo file takes its SFTP user from the environment (the stack's, when applied for real).
+const DEMO_ENV = { SFTP_USERNAME: 'demo-user' };
+
 describe('tdx config check', () => {
+  beforeAll(() => {
+    for (const [k, v] of Object.entries(DEMO_ENV)) process.env[k] ??= v;
+  });
+
   it('runs the demo mappings and finds nothing to warn about', { timeout: 30_000 }, async () => {
     const r = await run('check', 'deploy/demo/config.yaml');
     expect(r).toEqual({ code: 0, stdout: 'deploy/demo/config.yaml: valid\n', stderr: '' });
@@ -50,7 +57,7 @@ describe('tdx config check', () => {
   });
 
   it('ends its process once the check is done (idle mapping workers hold nothing open)', { timeout: 60_000 }, () => {
-    const r = spawnSync(process.execPath, ['bin/tdx.mjs', 'config', 'check', 'deploy/demo/config.yaml'], { encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, ['bin/tdx.mjs', 'config', 'check', 'deploy/demo/config.yaml'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...DEMO_ENV } });
     expect(r.stdout).toBe('deploy/demo/config.yaml: valid\n');
     expect(r.status).toBe(0);
   });
