@@ -2,9 +2,11 @@
  * Writes a step's effects, always in this order, then produces its messages:
  *
  *   1. artifacts (bytes before rows, so a visible artifact is complete)
- *   2. transactions recorded, then partial updates, then failures noted on traces
+ *   2. transactions recorded
  *   3. results
- *   4. one produce: result, transaction-change, log and feed-request events, then the next work
+ *   4. partial updates of transactions and failures noted on traces (a state a reader sees
+ *      always has its result stored)
+ *   5. one produce: result, transaction-change, log and feed-request events, then the next work
  *
  * Every write is idempotent (deterministic keys), so a crash anywhere is repaired by the
  * redelivery of the same work: the same rows are rewritten and the same messages produced.
@@ -114,9 +116,11 @@ export async function applyEffects(stores: ProcessingStores, emitter: Emitter, e
   await mapLimit(withBytes, WRITE_CONCURRENCY, (a) => stores.artifacts.put(a.record, a.bytes!));
   await mapLimit(aliases, WRITE_CONCURRENCY, (a) => stores.artifacts.alias(a.record));
   if (e.transactions.length > 0) await stores.transactions.record(e.transactions);
+  if (e.results.length > 0) await stores.results.put(e.results);
+  // State changes last: a transaction reads delivered (or failed) only once the result that
+  // says so is stored.
   if (e.updates.length > 0) await stores.transactions.update(e.updates);
   await mapLimit(e.traceErrors, WRITE_CONCURRENCY, (t) => stores.transactions.recordTraceError(t.organizationId, t.traceGuid, t.error));
-  if (e.results.length > 0) await stores.results.put(e.results);
   const messages = messagesOf(e, changedAt, (t, v) => emitter.encode(t, v));
   if (messages.length > 0) await emitter.produce(messages);
 }
