@@ -24,6 +24,7 @@ export_stack_env() {
   [ -f "$file" ] || return 0
   while IFS= read -r line; do
     key=${line%%=*}
-    [ -n "$key" ] && [ -z "${!key:-}" ] && export "$line"
+    if [ -n "$key" ] && [ -z "${!key:-}" ]; then export "$line"; fi
   done <"$file"
+  return 0
 }
