@@ -6,7 +6,7 @@
  */
 import type { ArtifactPointer, ArtifactRecord, ResultDetail } from '../domain/records.ts';
 import { JSON_CONTENT_TYPE } from '../domain/records.ts';
-import { artifactId, feedRequest, result, stepResultId } from './outcomes.ts';
+import { artifactId, feedRequest, log, result, stepResultId } from './outcomes.ts';
 import { effects, type Effects, type StepContext } from './step.ts';
 
 /** The document a delivery step hands over: the pointer the previous steps named as output. */
@@ -58,6 +58,7 @@ export function deliveredInbound(ctx: StepContext, document: ArtifactPointer, d:
     payload: { artifactId: output.id, format: 'json' },
   });
   e.results.push(r);
+  e.logs.push(log(ctx, rid, 0, 'info', m.service === 'feed' ? 'Placed on the feed for polling.' : m.service === 'webhook' ? `Delivered by webhook${typeof d.detail?.webhook?.['url'] === 'string' ? ` to ${d.detail.webhook['url']}` : ''}.` : `Delivered (${m.service}).`, d.at));
   if (txId) {
     e.updates.push({
       organizationId: m.organizationId,

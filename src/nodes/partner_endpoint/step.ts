@@ -6,7 +6,7 @@
  * endpoint), so nothing received is ever only in a message.
  */
 import { EDI_CONTENT_TYPE, type ArtifactPointer, type ResultDetail } from '../../domain/records.ts';
-import { failure, next, result, stepResultId } from '../outcomes.ts';
+import { failure, log, next, result, stepResultId } from '../outcomes.ts';
 import { effects, type Effects, type StepContext } from '../step.ts';
 
 /** Transport details a work item carries in `params` under a prefix (`sftp.filename`...). */
@@ -42,6 +42,8 @@ export function receiveInbound(ctx: StepContext, stored: boolean): Effects {
       payload: { artifactId: input.id, format: input.contentType === EDI_CONTENT_TYPE || input.contentType === null ? 'edi' : 'json' },
     }),
   );
+  const via = sftp ? ` over SFTP from ${sftp['host'] ?? ''}:${sftp['path'] ?? sftp['filename'] ?? ''}` : as2 ? ` over AS2 (message ${as2['messageId'] ?? ''})` : ' through the partner endpoint';
+  e.logs.push(log(ctx, rid, 0, 'info', `Received ${input.filename ?? input.id}${via}.`));
   e.emit.push(...next(ctx, { transactionId: null, inputResultId: rid, artifacts: [input], createdAt: ctx.now + 1 }));
   return e;
 }

@@ -14,7 +14,7 @@ import { provenDefinitions, referenceOf, releaseOf, resolveImplementation, segme
 import { contextOf, type BatchContext, type NodeModule, type WorkItem } from '../node.ts';
 import type { NodeDeps } from '../ports.ts';
 import { applyEffects } from '../runtime.ts';
-import { artifactId, failure, stepResultId } from '../outcomes.ts';
+import { artifactId, failure, log, stepResultId } from '../outcomes.ts';
 import { effects, effectsSize, mergeEffects, type Effects, type StepContext } from '../step.ts';
 import {
   ackRequest,
@@ -125,6 +125,7 @@ async function split(ctx: StepContext, deps: NodeDeps, batch: BatchContext): Pro
 
   let ordinal = 0;
   let interchangeIndex = -1;
+  let icFirstOrdinal = 0;
   let groupOrdinal = 0;
   let groupIndex = -1;
   let icWarnings: WarningRecord[] = [];
@@ -179,6 +180,7 @@ async function split(ctx: StepContext, deps: NodeDeps, batch: BatchContext): Pro
         icKey = { organizationId: org, senderQualifier: h.sender.qualifier.trim(), senderExtid: h.sender.id.trim(), interchangeControlNumber: h.controlNumber.trim(), usageClass: h.usageIndicator === 'T' ? 'T' : 'P' };
         icDuplicate = { checked: false, value: null };
         groupIndex = -1;
+        icFirstOrdinal = ordinal;
       } else if (ev.type === 'group') {
         if (group) await finishGroup([], null);
         group = { header: ev.header, interchange: ev.interchange, index: ++groupIndex, first: null, firstResultId: null, acks: [] };
@@ -242,6 +244,12 @@ async function split(ctx: StepContext, deps: NodeDeps, batch: BatchContext): Pro
         await finishGroup(ev.findings, ev.trailer);
       } else if (ev.type === 'interchange_end') {
         if (group) await finishGroup([], null);
+        const e = effects();
+        const h = ev.header;
+        e.logs.push(
+          log(ctx, stepResultId(ctx, null), 1 + interchangeIndex, 'info', `Interchange ${h.controlNumber.trim()} from ${h.sender.qualifier.trim()}:${h.sender.id.trim()} to ${h.receiver.qualifier.trim()}:${h.receiver.id.trim()} (${h.usageIndicator}): ${ev.groupCount} group${ev.groupCount === 1 ? '' : 's'}, ${ordinal - icFirstOrdinal} transaction set${ordinal - icFirstOrdinal === 1 ? '' : 's'} recorded.`, ctx.now + ordinal),
+        );
+        await add(e);
       }
     }
     if (group) await finishGroup([], null);
