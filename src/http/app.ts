@@ -38,7 +38,14 @@ export function errorMiddleware(logger: Logger): Koa.Middleware {
       if (e.code === 'rate_limited' && typeof e.details['retryAfterSeconds'] === 'number') {
         ctx.set('Retry-After', String(e.details['retryAfterSeconds']));
       }
-      const message = e.expose ? e.message : e.status === 503 ? 'Service unavailable.' : 'Internal error.';
+      // A passing outage of any store or the broker is one contract code to the caller:
+      // 503 service_unavailable (Retry-After: try again shortly); the cause is in the logs.
+      if (e.status === 503) {
+        ctx.set('Retry-After', '5');
+        ctx.body = { error: { message: 'Service unavailable: a store or the broker does not answer; retry shortly.', code: 'service_unavailable' } };
+        return;
+      }
+      const message = e.expose ? e.message : 'Internal error.';
       ctx.body = { error: { message, code: e.code, ...(e.reason === undefined ? {} : { reason: e.reason }) } };
     }
   };

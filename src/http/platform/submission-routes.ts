@@ -179,7 +179,7 @@ export function registerSubmissionRoutes(router: Router, deps: SubmissionDeps): 
     };
     // The input node of a flow fed by SFTP or AS2 is not partner_endpoint; a submitted
     // interchange enters that flow's input node all the same (processed as if the partner sent it).
-    await deps.producer.produce([{ topic: stageTopic(inputNode.service), key: traceGuid, value: message }]);
+    await withTimeout(deps.producer.produce([{ topic: stageTopic(inputNode.service), key: traceGuid, value: message }]), PRODUCE_TIMEOUT_MS);
     ctx.status = 202;
     ctx.body = { message: `Interchange accepted for partner ${partner.key}; it is processed on trace ${traceGuid}.`, traceGuid };
   });
@@ -213,6 +213,22 @@ export function registerSubmissionRoutes(router: Router, deps: SubmissionDeps): 
     },
     { Accepted: { type: 'object', properties: { message: { type: 'string' }, traceGuid: { type: 'string' } }, required: ['message', 'traceGuid'] } },
   );
+}
+
+/** Longest wait for the broker to take a work item before the request answers 503. */
+const PRODUCE_TIMEOUT_MS = 10_000;
+
+/** `work`, or `broker_unavailable` (503) once `ms` passed: a request never hangs on a broker outage. */
+export async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TdxError('broker_unavailable', `Kafka did not take the work item within ${ms / 1000} s.`)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The whole body, refusing more than `max` bytes. */

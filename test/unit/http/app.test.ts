@@ -25,8 +25,25 @@ describe('createApp', () => {
   router.get('/missing', () => {
     throw new TdxError('not_found', 'No such flow.', { reason: 'flow' });
   });
+  router.get('/store-down', () => {
+    throw new TdxError('store_unavailable', 'Cassandra proc_results read failed: All host(s) tried for query failed (tried: 10.0.0.7:9042)');
+  });
   router.get('/slow-down', () => {
     throw new TdxError('rate_limited', 'Too many requests.', { details: { retryAfterSeconds: 7 } });
+  });
+
+  it('answers a store outage with 503 service_unavailable JSON, never the driver text', async () => {
+    const s = await serve([router]);
+    try {
+      const res = await fetch(`${s.url}/store-down`);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      const text = await res.text();
+      expect(JSON.parse(text)).toEqual({ error: { message: expect.stringMatching(/^Service unavailable/) as string, code: 'service_unavailable' } });
+      expect(text).not.toMatch(/Cassandra|10\.0\.0\.7|proc_results/);
+    } finally {
+      await s.close();
+    }
   });
 
   it('renders contract errors with code and reason', async () => {
