@@ -34,6 +34,22 @@ export interface NodeModule {
   close?(): Promise<void>;
 }
 
+/**
+ * Some items of a batch failed while the others' effects were written: the role tries the
+ * failed ones again, and gives up on those alone (one bad document never fails its neighbours).
+ */
+export class ItemsFailed extends Error {
+  constructor(
+    /** Ids of the failed work items. */
+    readonly itemIds: readonly string[],
+    /** The first failure. */
+    readonly failure: unknown,
+  ) {
+    super(failure instanceof Error ? failure.message : String(failure));
+    this.name = 'ItemsFailed';
+  }
+}
+
 /** Loads the context of a work item: its flow, node and partner, and its clock. */
 export async function contextOf(deps: NodeDeps, message: StageMessage, now: Micros): Promise<StepContext> {
   const org = message.organizationId;
@@ -70,17 +86,26 @@ export function perItemNode(service: NodeService, deps: NodeDeps, handleOne: Ite
         pending = effects();
         await applyEffects(deps.stores, deps.emitter, e, deps.wallClock());
       };
-      // Items in windows of `concurrency`, flushing between windows when enough piled up.
+      // Items in windows of `concurrency`, flushing between windows when enough piled up. An
+      // item that throws is set apart; the others go on.
+      const failed: { id: string; err: unknown }[] = [];
       for (let i = 0; i < items.length; i += concurrency) {
         const window = items.slice(i, i + concurrency);
         const outs = await mapLimit(window, concurrency, async (item) => {
-          const ctx = await contextOf(deps, item.message, clocks.get(item.message.id) ?? deps.wallClock());
-          return handleOne(ctx, deps, batch);
+          try {
+            const ctx = await contextOf(deps, item.message, clocks.get(item.message.id) ?? deps.wallClock());
+            return await handleOne(ctx, deps, batch);
+          } catch (err) {
+            failed.push({ id: item.message.id, err });
+            return null;
+          }
         });
-        for (const o of outs) mergeEffects(pending, o);
+        for (const o of outs) if (o) mergeEffects(pending, o);
         if (effectsSize(pending) >= flushAt) await flush();
       }
       await flush();
+      if (failed.length === items.length && failed.length > 0) throw failed[0]!.err;
+      if (failed.length > 0) throw new ItemsFailed(failed.map((f) => f.id), failed[0]!.err);
     },
     async giveUp(items, err, attempts) {
       const reason = err instanceof Error ? err.message : String(err);

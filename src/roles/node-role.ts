@@ -9,8 +9,8 @@ import type { NodeService } from '../domain/node-services.ts';
 import type { Role } from './role.ts';
 import { stageTopic } from '../wire/topics.ts';
 import type { StageMessage } from '../wire/stage.v1.ts';
-import { ConsumerRunner } from '../adapters/kafka/consumer-runner.ts';
-import type { NodeModule } from '../nodes/node.ts';
+import { ConsumerRunner, PartialBatchFailure } from '../adapters/kafka/consumer-runner.ts';
+import { ItemsFailed, type NodeModule } from '../nodes/node.ts';
 import type { Resources } from './resources.ts';
 
 /** Builds a node module from the process's resources. */
@@ -40,10 +40,19 @@ export function nodeRole(service: NodeService, resources: Resources, factory: No
           topics: [stageTopic(service)],
           partitionsConcurrently: PARTITIONS_CONCURRENTLY,
           handleBatch: async (messages, { logger, heartbeat }) => {
-            await mod.handle(
-              messages.map((m) => ({ message: m.value })),
-              { logger, heartbeat },
-            );
+            try {
+              await mod.handle(
+                messages.map((m) => ({ message: m.value })),
+                { logger, heartbeat },
+              );
+            } catch (err) {
+              if (!(err instanceof ItemsFailed)) throw err;
+              const ids = new Set(err.itemIds);
+              throw new PartialBatchFailure(
+                messages.filter((m) => ids.has(m.value.id)).map((m) => m.offset),
+                err.failure,
+              );
+            }
           },
           onGiveUp: (messages, err, attempts) =>
             mod.giveUp(

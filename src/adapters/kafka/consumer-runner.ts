@@ -54,6 +54,22 @@ export interface BatchOutcome {
   readonly pauseUntil: number;
 }
 
+/**
+ * Thrown by a batch handler when only some messages of the batch failed (the others' effects
+ * are done): the runner tries those again, and gives up on those alone.
+ */
+export class PartialBatchFailure extends Error {
+  constructor(
+    /** Offsets of the messages that failed. */
+    readonly failedOffsets: readonly string[],
+    /** The first failure (it decides retriable or not). */
+    readonly failure: unknown,
+  ) {
+    super(failure instanceof Error ? failure.message : String(failure));
+    this.name = 'PartialBatchFailure';
+  }
+}
+
 export type MessageHandler<T> = (message: Consumed<T>, ctx: HandlerContext) => Promise<void>;
 export type BatchHandler<T> = (messages: readonly Consumed<T>[], ctx: HandlerContext) => Promise<void | BatchOutcome>;
 
@@ -191,16 +207,29 @@ export class ConsumerRunner<T> {
       if (decoded.length > 0) {
         const last = batch.messages[batch.messages.length - 1]!;
         const log = this.log.child({ topic, partition: batch.partition, offset: last.offset, count: decoded.length });
-        outcome = await this.withHeartbeats(payload, (heartbeat) =>
-          this.withRetries(
+        outcome = await this.withHeartbeats(payload, async (heartbeat) => {
+          // Messages still to do: all of the batch first; after a partial failure, the failed ones.
+          let pending = decoded;
+          return this.withRetries(
             log,
-            (attempt) => this.opts.handleBatch!(decoded, { logger: log, attempt, heartbeat }),
-            async (err, attempts) => {
-              if (this.opts.onGiveUp) await this.opts.onGiveUp(decoded, err, attempts);
-              for (const c of decoded) await this.deadLetter(topic, batch.partition, raw.get(c.offset)!, err, attempts);
+            async (attempt) => {
+              try {
+                return await this.opts.handleBatch!(pending, { logger: log, attempt, heartbeat });
+              } catch (err) {
+                if (err instanceof PartialBatchFailure) {
+                  const failed = new Set(err.failedOffsets);
+                  pending = pending.filter((c) => failed.has(c.offset));
+                  throw err.failure;
+                }
+                throw err;
+              }
             },
-          ),
-        );
+            async (err, attempts) => {
+              if (this.opts.onGiveUp) await this.opts.onGiveUp(pending, err, attempts);
+              for (const c of pending) await this.deadLetter(topic, batch.partition, raw.get(c.offset)!, err, attempts);
+            },
+          );
+        });
       }
       if (outcome && outcome.processed < decoded.length) {
         // Resolve what was handled; leave the rest for when the partition resumes.

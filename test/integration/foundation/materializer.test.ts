@@ -1,10 +1,17 @@
+/**
+ * The materializer on the real stack: the feed sequencer gives feed entries their createdAt in
+ * the order it takes them, keeps the first createdAt of a repeated request, sets a transaction's
+ * deliveredAt from its first success entry, inserts into ClickHouse and then moves the watermark
+ * past what it inserted; results and logs are inserted as they come.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMigrate } from '../../../src/cli/commands/migrate.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { Resources } from '../../../src/roles/resources.ts';
-import { materializerRole } from '../../../src/roles/materializer.ts';
+import { materializerRole, readFeedWatermark } from '../../../src/roles/materializer.ts';
 import type { Role } from '../../../src/roles/role.ts';
-import type { FeedEntry } from '../../../src/wire/feed-entry.v1.ts';
+import type { FeedRequestMessage } from '../../../src/wire/feed-request.v1.ts';
+import type { StoredTransaction } from '../../../src/domain/records.ts';
 import { feedEntryId } from '../../../src/domain/ids.ts';
 import { fromChTime } from '../../../src/adapters/clickhouse/client.ts';
 import { captureIo, eventually, isolatedConfig } from '../helpers/isolated-config.ts';
@@ -17,10 +24,10 @@ let role: Role;
 const db = config.clickhouse.database;
 
 beforeAll(async () => {
-  await runMigrate(config, logger, captureIo().io, ['topics', 'schemas', 'clickhouse']);
+  await runMigrate(config, logger, captureIo().io);
   role = materializerRole(resources);
   await role.start();
-});
+}, 180_000);
 
 afterAll(async () => {
   await role?.stop();
@@ -31,53 +38,79 @@ afterAll(async () => {
 interface Row {
   id: string;
   created_at: string;
-  partner_key: string;
   result_id: string;
 }
 
-async function page(cursor: { createdAt: string; id: string } | null, limit: number): Promise<Row[]> {
+async function page(org: string): Promise<Row[]> {
   const ch = await resources.clickhouse();
   const rs = await ch.client.query({
-    query: `SELECT id, created_at, partner_key, result_id FROM ${db}.feed_entries FINAL
-            WHERE org_id = {org:String} AND (created_at, id) > ({c:DateTime64(6)}, {i:String})
-            ORDER BY created_at, id LIMIT {limit:UInt32}`,
-    query_params: { org: 'org-m', c: cursor?.createdAt ?? '1970-01-01 00:00:00.000000', i: cursor?.id ?? '', limit },
+    query: `SELECT id, created_at, result_id FROM ${db}.feed_entries FINAL WHERE org_id = {org:String} ORDER BY created_at, id`,
+    query_params: { org },
     format: 'JSONEachRow',
   });
   return rs.json<Row>();
 }
 
-describe('materializer', () => {
-  it('writes feed events into ClickHouse, collapses a redelivered entry, and pages by (created_at, id)', async () => {
+function transaction(id: string, trace: string): StoredTransaction {
+  const now = Date.now() * 1000;
+  return {
+    id, organizationId: 'org-m', traceGuid: trace, direction: 'inbound', usageIndicator: 'P', partnerKey: 'ACME', transactionSetIdentifier: '850', release: '004010', reference: 'PO-1',
+    senderQualifier: 'ZZ', senderExtid: 'A', receiverQualifier: 'ZZ', receiverExtid: 'B', interchangeControlNumber: '1', groupControlNumber: '1', transactionSetControlNumber: '0001',
+    duplicateOf: null, flowId: null, flowVersion: null, flowName: null, createdAt: now, failed: false, failedNodeName: null, completed: true, deliveredAt: null, warningCount: 0,
+    acknowledgmentStatus: null, acknowledgedBy: null, acknowledges: null, resendCount: 0, lastResentAt: null, roles: {}, deliveryNodeId: null, deliveryResultId: null, deliveryInputResultId: null, updatedAt: now,
+  };
+}
+
+describe('feed sequencer', () => {
+  it('orders entries as it takes them, collapses repeats, sets deliveredAt once, and moves the watermark after the insert', async () => {
     const wire = await resources.wire();
     const producer = await resources.producer();
-    // Recent times: rows older than the retention are dropped by the table TTL.
-    const base = (Date.now() - 60_000) * 1000;
-    const entry = (n: number, org = 'org-m'): FeedEntry => ({
+    const stores = await resources.stores();
+    await stores.transactions.record([transaction('tx-1', 'trace-1')]);
+    const before = Date.now() * 1000;
+    // requestedAt out of order on purpose: the sequencer's own clock decides the order
+    const request = (n: number, opts: Partial<FeedRequestMessage> = {}): FeedRequestMessage => ({
       id: feedEntryId(`res-${n}`),
-      organizationId: org,
+      organizationId: 'org-m',
       direction: 'inbound',
       status: n === 2 ? 'error' : 'success',
       partnerKey: 'ACME',
       traceGuid: `trace-${n}`,
       resultId: `res-${n}`,
+      transactionId: null,
       detail: JSON.stringify({ id: `res-${n}` }),
-      createdAt: base + n, // microsecond apart: the order must survive
+      requestedAt: before - n * 1_000_000,
+      ...opts,
     });
-    const entries = [entry(1), entry(2), entry(3), entry(1), entry(4, 'org-other')];
-    await producer.send(entries.map((e) => ({ topic: wire.topic('feed'), key: e.traceGuid, value: wire.encode('feed', e) })));
-
-    const all = await eventually(async () => {
-      const rows = await page(null, 10);
+    const first = [request(1, { transactionId: 'tx-1' }), request(2), request(3)];
+    await producer.send(first.map((e) => ({ topic: wire.topic('events.feed'), key: e.traceGuid, value: wire.encode('events.feed', e) })));
+    const three = await eventually(async () => {
+      const rows = await page('org-m');
       return rows.length === 3 ? rows : undefined;
-    }, 60_000, 'three materialized feed entries');
-    expect(all.map((r) => r.result_id)).toEqual(['res-1', 'res-2', 'res-3']);
-    expect(all.map((r) => fromChTime(r.created_at))).toEqual([base + 1, base + 2, base + 3]);
+    }, 60_000, 'three feed entries');
+    expect(three.map((r) => r.result_id)).toEqual(['res-1', 'res-2', 'res-3']);
+    const times = three.map((r) => fromChTime(r.created_at));
+    expect(times[0]!).toBeGreaterThanOrEqual(before);
+    expect(times[0]!).toBeLessThan(times[1]!);
+    expect(times[1]!).toBeLessThan(times[2]!);
+    // everything inserted is at or before the watermark
+    expect(await readFeedWatermark(await resources.clickhouse())).toBeGreaterThanOrEqual(times[2]!);
+    const tx = await eventually(async () => {
+      const t = await stores.transactions.get('org-m', 'tx-1');
+      return t?.deliveredAt ? t : undefined;
+    }, 30_000, 'deliveredAt');
+    expect(tx.deliveredAt).toBe(times[0]);
 
-    const first = await page(null, 2);
-    expect(first.map((r) => r.result_id)).toEqual(['res-1', 'res-2']);
-    const last = first[first.length - 1]!;
-    const next = await page({ createdAt: last.created_at, id: last.id }, 2);
-    expect(next.map((r) => r.result_id)).toEqual(['res-3']);
+    // a repeated request (a re-run step) keeps its entry; a second success entry of the same
+    // transaction (a redelivery) does not move deliveredAt
+    await producer.send([request(1, { transactionId: 'tx-1' }), request(4, { transactionId: 'tx-1' })].map((e) => ({ topic: wire.topic('events.feed'), key: e.traceGuid, value: wire.encode('events.feed', e) })));
+    const four = await eventually(async () => {
+      const rows = await page('org-m');
+      return rows.length === 4 ? rows : undefined;
+    }, 60_000, 'the fourth entry');
+    expect(four.map((r) => r.result_id)).toEqual(['res-1', 'res-2', 'res-3', 'res-4']);
+    expect(fromChTime(four[0]!.created_at)).toBe(times[0]);
+    expect(fromChTime(four[3]!.created_at)).toBeGreaterThan(times[2]!);
+    expect((await stores.transactions.get('org-m', 'tx-1'))!.deliveredAt).toBe(times[0]);
   });
 });

@@ -60,10 +60,11 @@ describe('tdx migrate', () => {
     try {
       const rs = await cql.execute('SELECT table_name, default_time_to_live FROM system_schema.tables WHERE keyspace_name = ?', [config.cassandra.keyspace]);
       const ttl = new Map(rs.rows.map((r) => [String(r['table_name']), Number(r['default_time_to_live'])]));
-      for (const t of ['schema_migrations', 'artifacts', 'artifact_chunks', 'transactions', 'results', 'results_by_trace', 'duplicate_index', 'control_numbers']) {
+      for (const t of ['schema_migrations', 'proc_artifacts', 'proc_artifact_chunks', 'proc_transactions', 'proc_results', 'proc_trace_results', 'proc_interchange_sightings', 'proc_feed_entries', 'control_numbers']) {
         expect(ttl.has(t), t).toBe(true);
       }
-      expect(ttl.get('artifacts')).toBe(config.cassandra.retentionSeconds);
+      expect(ttl.get('proc_artifacts')).toBe(config.cassandra.retentionSeconds);
+      expect(ttl.get('proc_step_clocks')).toBe(7 * 24 * 3600);
       expect(ttl.get('control_numbers')).toBe(0);
       const applied = await cql.execute('SELECT version FROM schema_migrations');
       expect(applied.rowLength).toBe(readdirSync(CQL_MIGRATIONS_DIR).filter((f) => f.endsWith('.cql')).length);
@@ -78,7 +79,7 @@ describe('tdx migrate', () => {
         query_params: { db: config.clickhouse.database },
         format: 'JSONEachRow',
       });
-      expect((await rs.json<{ name: string }>()).map((r) => r.name)).toEqual(['feed_entries', 'logs', 'results', 'schema_migrations', 'transactions']);
+      expect((await rs.json<{ name: string }>()).map((r) => r.name)).toEqual(expect.arrayContaining(['feed_entries', 'feed_watermark', 'logs', 'results', 'schema_migrations', 'transactions']));
     } finally {
       await ch.close();
     }

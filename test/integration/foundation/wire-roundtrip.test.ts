@@ -122,17 +122,26 @@ describe('stage codec through Kafka and the registry', () => {
     await eventually(() => (seen.includes('w-2') ? true : undefined), 60_000, 'the next message');
   });
 
-  it('retries a retriable failure, then dead-letters it after the configured attempts', async () => {
-    let calls = 0;
+  it('retries a passing outage until it passes (never dead-lettered), and dead-letters a failure after the configured attempts', async () => {
+    let outageCalls = 0;
+    let failureCalls = 0;
+    const handled: string[] = [];
     const runner = new ConsumerRunner<StageMessage>(
       { kafka, config, logger, wire, producer },
       {
         name: 'it:validation',
         group: 'it.retry',
         topics: ['stage.validation'],
-        handle: () => {
-          calls += 1;
-          return Promise.reject(Object.assign(new Error('store down'), { name: 'NoHostAvailableError' }));
+        handle: (m) => {
+          if (m.value.id === 'w-outage') {
+            outageCalls += 1;
+            // more failures than the attempts allowed: an outage is waited out, however long
+            if (outageCalls <= 5) return Promise.reject(Object.assign(new Error('store down'), { name: 'NoHostAvailableError' }));
+            handled.push(m.value.id);
+            return Promise.resolve();
+          }
+          failureCalls += 1;
+          return Promise.reject(new TypeError('cannot read this message'));
         },
       },
     );
@@ -144,10 +153,16 @@ describe('stage codec through Kafka and the registry', () => {
     );
     runners.push(dlq as ConsumerRunner<unknown>);
     await Promise.all([runner.start(), dlq.start()]);
-    await producer.send([{ topic: wire.topic('stage.validation'), key: 'trace-retry', value: wire.encode('stage.validation', { ...message('w-3', 'trace-retry'), service: 'validation' }) }]);
+    await producer.send([
+      { topic: wire.topic('stage.validation'), key: 'trace-retry', value: wire.encode('stage.validation', { ...message('w-outage', 'trace-retry'), service: 'validation' }) },
+      { topic: wire.topic('stage.validation'), key: 'trace-retry', value: wire.encode('stage.validation', { ...message('w-broken', 'trace-retry'), service: 'validation' }) },
+    ]);
     const letter = await eventually(() => letters.find((l) => l.key === 'trace-retry'), 60_000, 'the dead letter');
-    expect(calls).toBe(3);
+    expect(handled).toEqual(['w-outage']);
+    expect(outageCalls).toBe(6);
+    expect(failureCalls).toBe(3);
     expect(letter.attempts).toBe(3);
-    expect(letter.errorMessage).toBe('store down');
+    expect(letter.errorMessage).toBe('cannot read this message');
+    expect(letters.filter((l) => l.key === 'trace-retry')).toHaveLength(1);
   });
 });
