@@ -1,0 +1,222 @@
+/* eslint-disable @typescript-eslint/require-await -- fakes of async ports answer synchronously */
+/**
+ * The other inbound steps over in-memory stores: mapping outcomes (none, expression failure,
+ * shape violations), the validation step, feed delivery (output artifact, completion, the feed
+ * request that sets deliveredAt), the 997 (control numbers per partner, envelopes, links), the
+ * upload's retry schedule and final error, and the failure outcome every step shares.
+ */
+import { describe, expect, it } from 'vitest';
+import { x12SplitNode } from '../../../src/nodes/x12_split/node.ts';
+import { mappingNode } from '../../../src/nodes/mapping/node.ts';
+import { validationNode } from '../../../src/nodes/validation/node.ts';
+import { feedNode } from '../../../src/nodes/feed/node.ts';
+import { ackGenerateNode } from '../../../src/nodes/ack_generate/node.ts';
+import { sftpUploadNode } from '../../../src/nodes/sftp_upload/node.ts';
+import { UPLOAD_MAX_ATTEMPTS, uploadDelayMs } from '../../../src/nodes/sftp_upload/step.ts';
+import { messagesOf } from '../../../src/nodes/runtime.ts';
+import { effects } from '../../../src/nodes/step.ts';
+import { readInterchanges, readAcknowledgment } from '../../../src/x12/index.ts';
+import { statusOf } from '../../../src/domain/records.ts';
+import type { MappingEngine } from '../../../src/domain/mapping-engine.ts';
+import type { StageMessage } from '../../../src/wire/stage.v1.ts';
+import type { DelayedMessage } from '../../../src/wire/delayed.v1.ts';
+import type { FeedRequestMessage } from '../../../src/wire/feed-request.v1.ts';
+import type { ConfigDocument } from '../../../src/domain/configuration.ts';
+import type { SftpUploader, TransferOutcome } from '../../../src/nodes/ports.ts';
+import type { NodeModule } from '../../../src/nodes/node.ts';
+import { interchange as anyInterchange, po850 } from '../../integration/pipeline/support.ts';
+
+/** Interchanges from the partner's external envelope (01:PARTNER), so no sender warning. */
+const interchange = (opts: Parameters<typeof anyInterchange>[0]): string => anyInterchange({ sender: { qualifier: '01', id: 'PARTNER' }, receiver: { qualifier: 'ZZ', id: 'US' }, ...opts });
+import { memoryDeps, type MemoryNodeDeps } from '../support/memory-stores.ts';
+import { memoryOrg, workFor } from '../support/org.ts';
+
+const doc: ConfigDocument = {
+  envelopes: [
+    { name: 'us', external: false, interchangeExtid: 'US', interchangeExtidQualifier: 'ZZ', applicationCode: 'USAPP' },
+    { name: 'them', external: true, interchangeExtid: 'PARTNER', interchangeExtidQualifier: '01', applicationCode: 'THEMAPP' },
+  ],
+  connections: [{ name: 'c', kind: 'sftp', host: 'sftp.example', port: 22, username: 'u', password: 'p', inboundDirectory: 'in', outboundDirectory: 'out' }],
+  sources: [{ name: 'erp', sample: { order: 'X' } }],
+  implementations: [{ name: 'po', version: '1', status: 'published', transactionSet: { identifier: '850', release: '004010' }, definition: { base: true } }],
+  mappings: [{ name: 'm', direction: 'inbound', implementation: 'po', source: 'erp', transformation: '{ "order": heading.beginning_segment_for_purchase_order_BEG.purchase_order_number_03 }' }],
+  partners: [
+    {
+      key: 'ACME',
+      name: 'Acme',
+      deliveryMethod: 'polling',
+      generateAcknowledgments: true,
+      connection: 'c',
+      envelopes: { internal: 'us', external: 'them' },
+      frequency: 0,
+      transactionSets: [{ transactionSetIdentifier: '850', release: '004010', direction: 'inbound', usageIndicator: 'P', implementation: 'po', mapping: 'm' }],
+    },
+  ],
+};
+
+const batch = (deps: MemoryNodeDeps) => ({ logger: deps.logger, heartbeat: () => Promise.resolve() });
+
+/** Runs the split, then every node the work reaches, until nothing is left (or a node is missing). */
+async function flowThrough(deps: MemoryNodeDeps, nodes: Partial<Record<string, NodeModule>>, text: string): Promise<void> {
+  const cfg = deps.config;
+  const flow = (await cfg.partnerByKey('org-1', 'ACME'))!;
+  const f = (await cfg.currentFlow('org-1', flow.id, 'inbound'))!;
+  const msg = workFor(f, 'x12_split', { partnerKey: 'ACME', inputResultId: 'input-result' });
+  await deps.stores.artifacts.put(
+    { organizationId: 'org-1', id: 'in-1', traceGuid: msg.traceGuid, resultId: 'input-result', nodeName: 'Input', usage: 'input', contentType: 'application/edi-x12', filename: 'po.edi', size: 0, sha256: '', blobId: 'in-1', createdAt: msg.createdAt },
+    Buffer.from(text),
+  );
+  let done = deps.memory.emitter.sent.length;
+  await x12SplitNode(deps).handle([{ message: { ...msg, artifacts: [{ id: 'in-1', usage: 'input', contentType: 'application/edi-x12', filename: 'po.edi' }] } }], batch(deps));
+  for (;;) {
+    const pending = deps.memory.emitter.sent.slice(done);
+    done = deps.memory.emitter.sent.length;
+    const work = pending.filter((m) => m.topic.startsWith('stage.')).map((m) => m.value as StageMessage);
+    const runnable = work.filter((w) => nodes[w.service]);
+    if (runnable.length === 0) return;
+    for (const w of runnable) await nodes[w.service]!.handle([{ message: w }], batch(deps));
+  }
+}
+
+function engine(run: MappingEngine['run']): MappingEngine {
+  return { run, validate: () => Promise.resolve([]), close: () => Promise.resolve() };
+}
+
+describe('inbound steps after the split', () => {
+  it('maps, validates and places the document on the feed: output artifact, completed, a feed request that sets deliveredAt', async () => {
+    const deps = memoryDeps(memoryOrg(doc), { mappings: engine(async (expr, input) => ({ ok: true, outputJson: JSON.stringify({ order: (JSON.parse(input) as { heading: { beginning_segment_for_purchase_order_BEG: { purchase_order_number_03: string } } }).heading.beginning_segment_for_purchase_order_BEG.purchase_order_number_03, expr: expr.length > 0 }), violations: [] })) });
+    await flowThrough(deps, { mapping: mappingNode(deps), validation: validationNode(deps), feed: feedNode(deps) }, interchange({ control: 1, groups: [{ sets: [po850('PO-77')] }] }));
+    const [tx] = deps.memory.transactions.all();
+    expect(statusOf(tx!)).toBe('delivered');
+    const results = deps.memory.results.all();
+    expect(results.map((r) => r.service)).toEqual(['x12_split', 'mapping', 'validation', 'feed']);
+    const feed = results[3]!;
+    const output = feed.detail.artifacts!.find((a) => a.usage === 'output')!;
+    expect(JSON.parse(deps.memory.artifacts.text('org-1', output.id))).toEqual({ order: 'PO-77', expr: true });
+    expect(tx!.roles.output).toEqual({ resultId: feed.id, nodeName: feed.nodeName, artifact: output });
+    expect(tx!.deliveryResultId).toBe(feed.id);
+    expect(tx!.deliveryInputResultId).toBe(results[2]!.id);
+    // the artifacts accumulate down the flow
+    expect(feed.detail.artifacts!.map((a) => a.usage)).toEqual(['input', 'translation', 'mapped', 'output']);
+    const requests = deps.memory.emitter.on<FeedRequestMessage>('events.feed');
+    expect(requests).toEqual([expect.objectContaining({ direction: 'inbound', status: 'success', resultId: feed.id, transactionId: tx!.id, partnerKey: 'ACME' })]);
+    expect(JSON.parse(requests[0]!.detail)).toMatchObject({ id: feed.id, nodeName: feed.nodeName, status: 'success' });
+  });
+
+  it('delivers the untransformed translation when the mapping fails, flagged, with a mapping_failed warning', async () => {
+    const deps = memoryDeps(memoryOrg(doc), { mappings: engine(async () => ({ ok: false, kind: 'expression', message: 'line 1, column 3: boom (JSONata D3137).', line: 1, column: 3 })) });
+    await flowThrough(deps, { mapping: mappingNode(deps), validation: validationNode(deps), feed: feedNode(deps) }, interchange({ control: 2, groups: [{ sets: [po850('PO-78')] }] }));
+    const [tx] = deps.memory.transactions.all();
+    expect(statusOf(tx!)).toBe('delivered');
+    expect(tx!.warningCount).toBe(1);
+    const mapping = deps.memory.results.all().find((r) => r.service === 'mapping')!;
+    expect(mapping.detail).toMatchObject({ mappingFailed: true, mappingError: { kind: 'expression' }, errors: ['line 1, column 3: boom (JSONata D3137).'] });
+    expect(mapping.detail.mappingError!.message).toBe('Mapping m (version 1) failed to run: line 1, column 3: boom (JSONata D3137).');
+    const feed = deps.memory.results.all().find((r) => r.service === 'feed')!;
+    const output = feed.detail.artifacts!.find((a) => a.usage === 'output')!;
+    expect(JSON.parse(deps.memory.artifacts.text('org-1', output.id))).toHaveProperty('heading');
+  });
+
+  it('writes the 997 in our envelope to the partner, with control numbers from the partner counters, linked both ways', async () => {
+    const deps = memoryDeps(memoryOrg(doc));
+    await flowThrough(deps, { ack_generate: ackGenerateNode(deps) }, interchange({ control: 3, groups: [{ sets: [po850('PO-1'), po850('PO-2')] }] }));
+    await flowThrough(deps, { ack_generate: ackGenerateNode(deps) }, interchange({ control: 4, groups: [{ sets: [po850('PO-3')] }] }));
+    const acks = deps.memory.transactions.all().filter((t) => t.transactionSetIdentifier === '997');
+    expect(acks.map((a) => [a.interchangeControlNumber, a.groupControlNumber])).toEqual([
+      ['000000001', '1'],
+      ['000000002', '2'],
+    ]);
+    const first = acks[0]!;
+    const answered = deps.memory.transactions.all().filter((t) => t.traceGuid === first.traceGuid && t.direction === 'inbound');
+    expect(first.acknowledges).toBe(answered[0]!.id);
+    expect(answered.map((t) => t.acknowledgedBy)).toEqual([first.id, first.id]);
+    const text = deps.memory.artifacts.text('org-1', first.roles.output!.artifact!.id);
+    const ic = readInterchanges(text).interchanges[0]!;
+    expect(ic.header.sender).toEqual({ qualifier: 'ZZ', id: 'US' });
+    expect(ic.header.receiver).toEqual({ qualifier: '01', id: 'PARTNER' });
+    expect(ic.groups[0]!.header).toMatchObject({ functionalId: 'FA', applicationSender: 'USAPP', applicationReceiver: 'THEMAPP', controlNumber: '1' });
+    const ack = readAcknowledgment(ic.groups[0]!.sets[0]!.set)!;
+    expect(ack.groups[0]).toMatchObject({ groupControlNumber: '3', status: 'A', received: '2', accepted: '2' });
+    // and it goes to the partner's upload node
+    expect(deps.memory.emitter.on<StageMessage>('stage.sftp_upload').map((m) => m.transactionId)).toEqual(acks.map((a) => a.id));
+  });
+});
+
+describe('sftp_upload', () => {
+  const outcomes = (list: TransferOutcome[]): SftpUploader & { calls: string[] } => {
+    const calls: string[] = [];
+    return {
+      calls,
+      upload: async (target, dir, name) => {
+        calls.push(`${target.host}:${dir}/${name}`);
+        return list.shift() ?? { ok: true };
+      },
+    };
+  };
+
+  it('retries a passing failure later through the delay topics, 1, 2, 4, 8, 16 s apart, then gives up with an error', async () => {
+    expect([1, 2, 3, 4, 5].map(uploadDelayMs)).toEqual([1000, 2000, 4000, 8000, 16000]);
+    const sftp = outcomes(Array.from({ length: UPLOAD_MAX_ATTEMPTS }, () => ({ ok: false, retryable: true, message: 'connection refused' })));
+    const deps = memoryDeps(memoryOrg(doc), { sftp });
+    await flowThrough(deps, { ack_generate: ackGenerateNode(deps) }, interchange({ control: 5, groups: [{ sets: [po850('PO-1')] }] }));
+    const upload = sftpUploadNode(deps);
+    let work = deps.memory.emitter.on<StageMessage>('stage.sftp_upload')[0]!;
+    const delays: number[] = [];
+    for (let attempt = 1; attempt < UPLOAD_MAX_ATTEMPTS; attempt++) {
+      const before = deps.memory.emitter.sent.length;
+      deps.memory.setClock(work.createdAt); // a retry is taken up when it is due
+      await upload.handle([{ message: work }], batch(deps));
+      const later = deps.memory.emitter.sent.slice(before).find((m) => m.topic.startsWith('delay.'))!;
+      const delayed = later.value as DelayedMessage;
+      const next = (JSON.parse(delayed.value.toString()) as { value: StageMessage }).value;
+      delays.push(Math.round((delayed.dueAt - work.createdAt) / 1_000_000));
+      expect(delayed.targetTopic).toBe('stage.sftp_upload');
+      expect(next.params['deliveryAttempt']).toBe(String(attempt + 1));
+      expect(next.id).not.toBe(work.id);
+      work = next;
+    }
+    expect(delays).toEqual([1, 2, 4, 8, 16]);
+    expect(deps.memory.results.all().filter((r) => r.service === 'sftp_upload')).toEqual([]);
+    await upload.handle([{ message: work }], batch(deps));
+    const failed = deps.memory.results.all().find((r) => r.service === 'sftp_upload')!;
+    expect(failed.status).toBe('error');
+    expect(failed.detail.errorMessage).toMatch(/^Upload of 997_000000001\.edi to sftp\.example:out failed after 6 attempts: connection refused/);
+    expect(sftp.calls).toHaveLength(6);
+    const ack = deps.memory.transactions.all().find((t) => t.transactionSetIdentifier === '997')!;
+    expect(statusOf(ack)).toBe('error');
+  });
+
+  it('gives up at once on a failure that cannot pass (a refused login)', async () => {
+    const sftp = outcomes([{ ok: false, retryable: false, message: 'authentication failed for u@sftp.example:22' }]);
+    const deps = memoryDeps(memoryOrg(doc), { sftp });
+    await flowThrough(deps, { ack_generate: ackGenerateNode(deps), sftp_upload: sftpUploadNode(deps) }, interchange({ control: 6, groups: [{ sets: [po850('PO-1')] }] }));
+    const r = deps.memory.results.all().find((x) => x.service === 'sftp_upload')!;
+    expect(r.status).toBe('error');
+    expect(r.detail.errorMessage).toBe('Upload of 997_000000001.edi to sftp.example:out failed: authentication failed for u@sftp.example:22');
+    expect(r.detail.sftp).toEqual({ filename: '997_000000001.edi', directory: 'out', host: 'sftp.example' });
+  });
+
+  it('records an upload: detail.sftp without a path, no payload, completed, an outbound success feed request', async () => {
+    const sftp = outcomes([]);
+    const deps = memoryDeps(memoryOrg(doc), { sftp });
+    await flowThrough(deps, { ack_generate: ackGenerateNode(deps), sftp_upload: sftpUploadNode(deps) }, interchange({ control: 7, groups: [{ sets: [po850('PO-1')] }] }));
+    const r = deps.memory.results.all().find((x) => x.service === 'sftp_upload')!;
+    expect(r).toMatchObject({ status: 'success', direction: 'outbound', payload: null });
+    expect(Object.keys(r.detail.sftp!).sort()).toEqual(['directory', 'filename', 'host', 'uploadedAt']);
+    expect(sftp.calls).toEqual(['sftp.example:out/997_000000001.edi']);
+    const ack = deps.memory.transactions.all().find((t) => t.transactionSetIdentifier === '997')!;
+    expect(statusOf(ack)).toBe('delivered');
+    expect(deps.memory.emitter.on<FeedRequestMessage>('events.feed').find((f) => f.resultId === r.id)).toMatchObject({ direction: 'outbound', status: 'success', transactionId: ack.id });
+  });
+});
+
+describe('runtime', () => {
+  it('puts work for later on the delay tier that holds its due time', () => {
+    const e = effects();
+    const base = { id: 'w', traceGuid: 't', organizationId: 'o', service: 'webhook', flowId: null, flowVersion: null, nodeId: null, direction: 'inbound' as const, partnerKey: null, transactionId: null, inputResultId: null, artifacts: [], usageIndicator: null, resend: false, attempt: 1, createdAt: 0, params: {} };
+    const now = 10_000_000_000;
+    for (const s of [1, 2, 3, 16, 45]) e.later.push({ message: base, dueAt: now + s * 1_000_000, reason: 'test' });
+    const tiers = messagesOf(e, now, () => Buffer.alloc(0)).map((m) => m.topic);
+    expect(tiers).toEqual(['delay.1s', 'delay.2s', 'delay.4s', 'delay.16s', 'delay.60s']);
+  });
+});
