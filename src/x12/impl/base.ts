@@ -70,7 +70,11 @@ function parseSegments(text: string, into: Map<string, SegmentEntry>): void {
 }
 
 /** `SET/RELEASE` keys of `provenDefinitions`. */
-const PROVEN: readonly string[] = ['997/004010', '997/005010', '999/005010'];
+const PROVEN: readonly string[] = [
+  ...['204', '210', '214', '810', '812', '820', '846', '850', '855', '856', '860', '865', '875', '880', '940', '945', '990', '997'].map((s) => `${s}/004010`),
+  '997/005010',
+  '999/005010',
+];
 
 const dictionaries = new Map<string, Dictionary>();
 
@@ -117,6 +121,12 @@ function buildElement(token: string, position: number, d: Dictionary, where: str
     if (!c) throw new Error(`unknown composite ${rest} in ${where}`);
     const components = c.tokens.map((t, i) => buildElement(t, i + 1, d, `${where}-${rest}`, release));
     return { position, reference: rest, name: name ?? c.name, requirement, usage, type: 'composite', minLength: 0, maxLength: 0, repeat, components };
+  }
+  if (rest.startsWith('~')) {
+    // an element whose reference number no citable source gives: its type and lengths only
+    const [type, min, max] = rest.slice(1).split('.');
+    if (!dataTypes.includes(type as DataType)) throw new Error(`bad element "${token}" in ${where}`);
+    return { position, reference: '', name: name ?? 'Data Element', requirement, usage, type: type as DataType, minLength: Number(min), maxLength: Number(max), repeat };
   }
   const e = d.elements.get(rest);
   if (!e) throw new Error(`unknown element ${rest} in ${where}`);
@@ -173,10 +183,8 @@ function parseTable(text: string, d: Dictionary, position: (p: string) => string
 
 /** Releases with base definitions, per set (the 999 exists from 005010 on). */
 export function supportedReleases(identifier: string): string[] {
-  if (!(identifier in setStructures)) return [];
-  if (identifier === '204') return ['003060', '004010', '005010'];
-  if (identifier === '999') return ['005010'];
-  return ['004010', '005010'];
+  const s = setStructures[identifier];
+  return s === undefined ? [] : Object.keys(s.releases).sort();
 }
 
 /** Transaction set identifiers with base definitions. */
@@ -199,12 +207,13 @@ export function baseImplementation(transactionSetIdentifier: string, release: st
   const cached = bases.get(key);
   if (cached) return cached;
   const s = setStructures[transactionSetIdentifier];
-  if (!s || !supportedReleases(transactionSetIdentifier).includes(rel)) return null;
+  const t = s?.releases[rel];
+  if (!s || !t) return null;
   const d = dictionary(rel);
-  const position = rel >= '005010' ? (p: string): string => `${p.padStart(3, '0')}0` : (p: string): string => p;
+  const position = rel >= '005010' ? (p: string): string => `${p.padStart(3, '0')}0` : (p: string): string => p.padStart(3, '0');
   const tables: TableDef[] = [];
   for (const name of ['heading', 'detail', 'summary'] as TableName[]) {
-    const children = parseTable(s[name], d, position, rel);
+    const children = parseTable(t[name], d, position, rel);
     if (children.length > 0) tables.push({ name, children });
   }
   const impl: Implementation = {
