@@ -71,7 +71,7 @@ function parseSegments(text: string, into: Map<string, SegmentEntry>): void {
 
 /** `SET/RELEASE` keys of `provenDefinitions`. */
 const REFERENCE_SETS = ['204', '210', '214', '810', '812', '820', '846', '850', '855', '856', '860', '865', '875', '880', '940', '945', '990', '997'];
-const PROVEN: readonly string[] = [...REFERENCE_SETS.map((s) => `${s}/004010`), ...REFERENCE_SETS.map((s) => `${s}/005010`), '999/005010'];
+const PROVEN: readonly string[] = [...REFERENCE_SETS.map((s) => `${s}/004010`), ...REFERENCE_SETS.map((s) => `${s}/005010`), '999/005010', '204/003060'];
 
 const dictionaries = new Map<string, Dictionary>();
 

@@ -92,9 +92,36 @@ C056 Composite Race or Ethnicity Information: O1109 X1270 X1271
 370 DT 6 6 Terms Discount Due Date
 388 DT 6 6 Terms Deferred Due Date
 446 DT 6 6 Terms Net Due Date
+58 N2 1 9 Charge
+67 AN 2 20 Identification Code
+74 N2 2 10 Declared Value
+93 AN 1 35 Name
+98 ID 2 2 Entity Identifier Code
+107 ID 1 1 Payment Method Code
+165 N0 1 2 Stop Sequence Number
+166 AN 1 35 Address Information
+234 AN 1 40 Product/Service ID
+806 ID 4 4 EPA Waste Stream Number Code
+807 ID 14 16 Waste Characteristics Code
 `,
     segments: `
-B2 Beginning Segment for Shipment Information Transaction: O375 O140 O154 O127 O188 O145 M146 O147 O86 O183 O194 O152
+B2 Beginning Segment for Shipment Information Transaction: O375 O140 O154 O~R.5.5 O~AN.1.13 O145 O~AN.1.1 M~AN.2.2 O~AN.1.1 O~AN.1.1 O~AN.1.1 O~AN.1.1 O~AN.1.1 O~AN.1.1 O~AN.1.2 O~R.1.3 O~AN.1.1 O~AN.2.2 O~AN.3.3 O~AN.3.3
+Y6 Y6: O~AN.2.2 M~AN.1.20 M~DT.6.6
+C2 C2: M~AN.1.1 M~AN.1.2 M~AN.2.20 O~AN.3.9 O~AN.6.17 O~AN.1.1 O~DT.6.6
+C3 Currency: M100 O280 O100
+G62 Date/Time: O432 O373 O176 O337 O623 O~R.2.2
+R3 Carrier Detail: M140 M133 O19 O91 O~AN.6.9 O~AN.1.22 O~DT.6.6 O~N2.1.15 O~AN.1.45 O~AN.2.2 O~AN.2.2 O~AN.2.2
+H6 H6: O~AN.2.10 O~AN.2.10 O~R.1.3 O~AN.1.1 O~R.1.10 O~AN.1.1
+SDQ Destination Quantity: MC001 O66 M67 M380 X67 X380 X67 X380 X67 X380 X67 X380 X67 X380 X67 X380 X67 X380 X67 X380 X67 X380 O310
+L1 Rate and Charges: O213 X60 X122 X58 X191 X117 O120 O150 O121 O39 O16 O276 O257 X74 X122 O372 X220 X221 O954 O100
+L4 Measurement: M82 M189 M65 M90 O380
+LH2 Hazardous Classification Information: O215 O983 O218 O222 O759 X355 X408
+LH3 Hazardous Material Shipping Name: X224 X984 O985
+LFH Freeform Hazardous Material Information: M808 M809 O809 O1023
+LEP EPA Required Data: O806 O807
+LH4 Canadian Dangerous Requirements: O238 O364 O254 O230 O230 O230 O271 X267 O805 O986 O364
+CD3 CD3: O~AN.1.2 O~R.1.10 O~AN.2.3 O~N1.1.4 O~AN.2.2 O~AN.1.2 O~AN.2.2 O~N2.1.9 O~AN.2.2 O~N2.1.9 O~AN.2.2 O~AN.2.2 O~AN.3.3 O~AN.2.3
+L9 L9: M~AN.3.3 M~R.1.15
 `,
   },
 };
