@@ -8,6 +8,7 @@ import { elements004010 } from './data-elements.ts';
 import { overlays } from './data-overlays.ts';
 import { composites004010, segments004010 } from './data-segments.ts';
 import { setStructures } from './data-sets.ts';
+import { syntaxNotes } from './data-syntax.ts';
 import { dataTypes } from './model.ts';
 import type { DataType, ElementDef, Implementation, LoopNode, Requirement, SegmentNode, StructureNode, TableDef, TableName } from './model.ts';
 
@@ -137,7 +138,8 @@ function buildSegment(id: string, position: string, requirement: 'M' | 'O', maxU
   if (!s) throw new Error(`unknown segment ${id}`);
   const elements = s.tokens.map((t, i) => buildElement(t, i + 1, d, id, release));
   const node: SegmentNode = { kind: 'segment', id, name: s.name, position, requirement, usage: requirement === 'M' ? 'must_use' : 'used', maxUse, elements };
-  return s.syntax.length > 0 ? { ...node, syntax: s.syntax } : node;
+  const syntax = syntaxNotes[release]?.[id];
+  return syntax !== undefined && syntax.length > 0 ? { ...node, syntax } : node;
 }
 
 /** Parses a structure table (see `data-sets.ts`). */
