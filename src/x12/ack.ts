@@ -66,6 +66,15 @@ export function ackKindFor(release: string): AckKind {
 
 type SetStatus = 'A' | 'E' | 'R';
 
+/**
+ * AK403 of a 997 for a release before 005010, whose list (element 723) stops at 10: too many
+ * repetitions (12) and too many components (13) come from 005010 on, and are written as 3, too
+ * many data elements, the closest code of that list.
+ */
+function elementCode004010(code: string): string {
+  return code === '12' || code === '13' ? '3' : code;
+}
+
 function copyValue(v: string): string {
   return v.length > 99 ? v.slice(0, 99) : v;
 }
@@ -81,6 +90,7 @@ export function acknowledgeGroup(group: GroupRead, options: AckOptions = {}): { 
   let accepted = 0;
   let rejected = 0;
   let withErrors = 0;
+  const older = h.release.slice(0, 6) < '005010';
   for (const entry of group.sets) {
     const set = entry.set;
     const codes: string[] = [];
@@ -101,7 +111,8 @@ export function acknowledgeGroup(group: GroupRead, options: AckOptions = {}): { 
       segments.push({ id: kind === '999' ? 'IK3' : 'AK3', elements: [e.segmentId, String(e.position), e.loopId ?? '', e.code] });
       for (const el of e.elements) {
         const pos = [String(el.position), el.component === undefined ? '' : String(el.component), el.repetition === undefined ? '' : String(el.repetition)];
-        segments.push({ id: kind === '999' ? 'IK4' : 'AK4', elements: [pos, el.reference ?? '', el.code, copyValue(el.value ?? '')] });
+        const code = kind === '997' && older ? elementCode004010(el.code) : el.code;
+        segments.push({ id: kind === '999' ? 'IK4' : 'AK4', elements: [pos, el.reference ?? '', code, copyValue(el.value ?? '')] });
       }
     }
     segments.push({ id: kind === '999' ? 'IK5' : 'AK5', elements: [status, ...codes.slice(0, 5)] });
@@ -113,7 +124,6 @@ export function acknowledgeGroup(group: GroupRead, options: AckOptions = {}): { 
   }
   const groupCodes: string[] = [];
   // AK905 19 (group control number not unique) exists from 005010 on; an older 997 cannot carry it
-  const older = h.release.slice(0, 6) < '005010';
   for (const f of group.findings) if (f.code !== null && (Object.values(ak9Codes) as string[]).includes(f.code) && !(older && f.code === '19')) groupCodes.push(f.code);
   const received = group.sets.length;
   const declared = group.trailer?.elements[0]?.trim() ?? '';

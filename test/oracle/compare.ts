@@ -42,26 +42,56 @@ function compareElements(where: string, ours: readonly ElementDef[], theirs: rea
   }
 }
 
-function compareLevel(where: string, ours: readonly StructureNode[], theirs: readonly OracleNode[], g: OracleGrammar, seen: Set<string>, out: string[]): void {
-  const n = Math.max(ours.length, theirs.length);
-  for (let i = 0; i < n; i++) {
-    const o = ours[i];
-    const t = theirs[i];
-    if (o === undefined || t === undefined) {
-      out.push(`${where}[${i + 1}]: ours ${o === undefined ? 'nothing' : describe(o)}, standard ${t === undefined ? 'nothing' : describeOracle(t)}`);
-      // the rest of this level is out of step: one line says it
-      return;
+/** Key of a node for the alignment: its kind and the id of its (first) segment. */
+const keyOf = (n: StructureNode): string => (n.kind === 'segment' ? `s:${n.id}` : `l:${(n.children[0] as { id: string }).id}`);
+const keyOfOracle = (n: OracleNode): string => `${n.children !== undefined ? 'l' : 's'}:${n.id}`;
+
+/**
+ * Aligns the two levels on their keys (longest common subsequence), so a segment or loop one
+ * side lacks is reported as such and the rest of the level is still compared.
+ */
+function align(ours: readonly string[], theirs: readonly string[]): Array<[number | null, number | null]> {
+  const m = ours.length;
+  const n = theirs.length;
+  const lcs: number[][] = Array.from({ length: m + 1 }, () => new Array<number>(n + 1).fill(0));
+  for (let i = m - 1; i >= 0; i--) {
+    for (let j = n - 1; j >= 0; j--) {
+      lcs[i]![j] = ours[i] === theirs[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
     }
-    const oid = o.kind === 'segment' ? o.id : (o.children[0] as { id: string }).id;
-    if (oid !== t.id || (o.kind === 'loop') !== (t.children !== undefined)) {
-      out.push(`${where}[${i + 1}]: ours ${describe(o)}, standard ${describeOracle(t)}`);
-      return;
+  }
+  const out: Array<[number | null, number | null]> = [];
+  let i = 0;
+  let j = 0;
+  while (i < m || j < n) {
+    if (i < m && j < n && ours[i] === theirs[j]) out.push([i++, j++]);
+    else if (j < n && (i >= m || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) out.push([null, j++]);
+    else out.push([i++, null]);
+  }
+  return out;
+}
+
+function compareLevel(where: string, ours: readonly StructureNode[], theirs: readonly OracleNode[], g: OracleGrammar, seen: Set<string>, out: string[]): void {
+  const pairs = align(ours.map(keyOf), theirs.map(keyOfOracle));
+  let previous = 'the start';
+  for (const [oi, ti] of pairs) {
+    const o = oi === null ? undefined : ours[oi];
+    const t = ti === null ? undefined : theirs[ti];
+    if (t === undefined) {
+      out.push(`${where}: ours has ${describe(o!)} after ${previous}, the standard has not`);
+      continue;
     }
     const req = t.min > 0 ? 'M' : 'O';
+    if (o === undefined) {
+      out.push(`${where}: ours lacks ${describeOracle(t)} (${req} ${maxText(t.max)}) after ${previous}${t.children === undefined ? '' : `, holding ${outline(t.children)}`}`);
+      previous = describeOracle(t);
+      continue;
+    }
+    previous = describe(o);
     if (o.kind === 'segment') {
       if (o.requirement !== req || maxText(o.maxUse) !== maxText(t.max)) out.push(`${where}/${o.id}: ${o.requirement} ${maxText(o.maxUse)}, standard ${req} ${maxText(t.max)}`);
       segment(o.id, o.elements, g, seen, out);
     } else {
+      const oid = (o.children[0] as { id: string }).id;
       if (o.requirement !== req || maxText(o.repeat) !== maxText(t.max)) out.push(`${where}/loop ${oid}: ${o.requirement} ${maxText(o.repeat)}, standard ${req} ${maxText(t.max)}`);
       const first = o.children[0];
       if (first?.kind === 'segment') segment(first.id, first.elements, g, seen, out);
@@ -76,6 +106,11 @@ function segment(id: string, elements: readonly ElementDef[], g: OracleGrammar, 
   const theirs = g.segments?.[id];
   if (theirs === undefined) out.push(`${id}: not in the standard's dictionary`);
   else compareElements(id, elements, theirs, out);
+}
+
+/** The standard's content of a loop we lack, as `ID M/O max` items with nested loops in braces. */
+function outline(nodes: readonly OracleNode[]): string {
+  return nodes.map((n) => `${n.children === undefined ? '' : '{'}${n.id} ${n.min > 0 ? 'M' : 'O'} ${maxText(n.max)}${n.children === undefined ? '' : `, ${outline(n.children)}}`}`).join(', ');
 }
 
 function describe(n: StructureNode): string {

@@ -8,6 +8,7 @@ import { elements004010 } from './data-elements.ts';
 import { overlays } from './data-overlays.ts';
 import { composites004010, segments004010 } from './data-segments.ts';
 import { setStructures } from './data-sets.ts';
+import { syntaxNotes } from './data-syntax.ts';
 import { dataTypes } from './model.ts';
 import type { DataType, ElementDef, Implementation, LoopNode, Requirement, SegmentNode, StructureNode, TableDef, TableName } from './model.ts';
 
@@ -70,7 +71,8 @@ function parseSegments(text: string, into: Map<string, SegmentEntry>): void {
 }
 
 /** `SET/RELEASE` keys of `provenDefinitions`. */
-const PROVEN: readonly string[] = ['997/004010', '997/005010', '999/005010'];
+const REFERENCE_SETS = ['204', '210', '214', '810', '812', '820', '846', '850', '855', '856', '860', '865', '875', '880', '940', '945', '990', '997'];
+const PROVEN: readonly string[] = [...REFERENCE_SETS.map((s) => `${s}/004010`), ...REFERENCE_SETS.map((s) => `${s}/005010`), '999/005010', '204/003060'];
 
 const dictionaries = new Map<string, Dictionary>();
 
@@ -118,6 +120,12 @@ function buildElement(token: string, position: number, d: Dictionary, where: str
     const components = c.tokens.map((t, i) => buildElement(t, i + 1, d, `${where}-${rest}`, release));
     return { position, reference: rest, name: name ?? c.name, requirement, usage, type: 'composite', minLength: 0, maxLength: 0, repeat, components };
   }
+  if (rest.startsWith('~')) {
+    // an element whose reference number no citable source gives: its type and lengths only
+    const [type, min, max] = rest.slice(1).split('.');
+    if (!dataTypes.includes(type as DataType)) throw new Error(`bad element "${token}" in ${where}`);
+    return { position, reference: '', name: name ?? 'Data Element', requirement, usage, type: type as DataType, minLength: Number(min), maxLength: Number(max), repeat };
+  }
   const e = d.elements.get(rest);
   if (!e) throw new Error(`unknown element ${rest} in ${where}`);
   const codes = baseCodes[release]?.[rest];
@@ -130,7 +138,8 @@ function buildSegment(id: string, position: string, requirement: 'M' | 'O', maxU
   if (!s) throw new Error(`unknown segment ${id}`);
   const elements = s.tokens.map((t, i) => buildElement(t, i + 1, d, id, release));
   const node: SegmentNode = { kind: 'segment', id, name: s.name, position, requirement, usage: requirement === 'M' ? 'must_use' : 'used', maxUse, elements };
-  return s.syntax.length > 0 ? { ...node, syntax: s.syntax } : node;
+  const syntax = syntaxNotes[release]?.[id];
+  return syntax !== undefined && syntax.length > 0 ? { ...node, syntax } : node;
 }
 
 /** Parses a structure table (see `data-sets.ts`). */
@@ -173,10 +182,8 @@ function parseTable(text: string, d: Dictionary, position: (p: string) => string
 
 /** Releases with base definitions, per set (the 999 exists from 005010 on). */
 export function supportedReleases(identifier: string): string[] {
-  if (!(identifier in setStructures)) return [];
-  if (identifier === '204') return ['003060', '004010', '005010'];
-  if (identifier === '999') return ['005010'];
-  return ['004010', '005010'];
+  const s = setStructures[identifier];
+  return s === undefined ? [] : Object.keys(s.releases).sort();
 }
 
 /** Transaction set identifiers with base definitions. */
@@ -199,12 +206,13 @@ export function baseImplementation(transactionSetIdentifier: string, release: st
   const cached = bases.get(key);
   if (cached) return cached;
   const s = setStructures[transactionSetIdentifier];
-  if (!s || !supportedReleases(transactionSetIdentifier).includes(rel)) return null;
+  const t = s?.releases[rel];
+  if (!s || !t) return null;
   const d = dictionary(rel);
-  const position = rel >= '005010' ? (p: string): string => `${p.padStart(3, '0')}0` : (p: string): string => p;
+  const position = rel >= '005010' ? (p: string): string => `${p.padStart(3, '0')}0` : (p: string): string => p.padStart(3, '0');
   const tables: TableDef[] = [];
   for (const name of ['heading', 'detail', 'summary'] as TableName[]) {
-    const children = parseTable(s[name], d, position, rel);
+    const children = parseTable(t[name], d, position, rel);
     if (children.length > 0) tables.push({ name, children });
   }
   const impl: Implementation = {

@@ -66,21 +66,24 @@ describe('checkMappings', { timeout: 30_000 }, () => {
   });
 
   it('writes an outbound output as X12 and reports what the implementation rejects', async () => {
-    // schema-valid, but IT1 gives a quantity without its unit and price (syntax note P020304), and the
-    // implementation allows only the unit EA
+    // schema-valid, but the N1 names its party neither by name nor by code (syntax note R0203: at
+    // least one of N102 and N103), which only validation of the written X12 finds
     const ws = await check(
       withTransformation(
         1,
         `{
-          "heading": { "beginning_segment_for_invoice_BIG": { "date_01": invoiceDate, "invoice_number_02": invoiceNumber } },
-          "detail": { "baseline_item_data_invoice_IT1_loop": [lines.{ "baseline_item_data_invoice_IT1": { "quantity_invoiced_02": quantity } }] },
+          "heading": {
+            "beginning_segment_for_invoice_BIG": { "date_01": invoiceDate, "invoice_number_02": invoiceNumber },
+            "name_N1_loop": [{ "name_N1": { "entity_identifier_code_01": "ST" } }]
+          },
+          "detail": { "baseline_item_data_invoice_IT1_loop": [lines.{ "baseline_item_data_invoice_IT1": { "quantity_invoiced_02": quantity, "unit_or_basis_for_measurement_code_03": "EA", "unit_price_04": 1 } }] },
           "summary": { "total_monetary_value_summary_TDS": { "amount_01": total } }
         }`,
       ),
     );
     expect(ws).toHaveLength(1);
-    expect(ws[0]).toMatchObject({ mapping: 'demo-erp-to-810', path: 'IT103 (segment 3)' });
-    expect(ws[0]!.problem).toMatch(/P020304.*\(written as X12 and validated against "demo-810-outbound"\)$/);
+    expect(ws[0]).toMatchObject({ mapping: 'demo-erp-to-810', path: 'N102 (segment 3)' });
+    expect(ws[0]!.problem).toMatch(/R0203.*\(written as X12 and validated against "demo-810-outbound"\)$/);
   });
 
   it('reports an inbound mapping that fails on a minimal document, with the line and column of the fault', async () => {

@@ -25,6 +25,22 @@ describe('acknowledgments', () => {
     expect(text(acknowledgeGroup(g, { validate, acceptWithErrors: true }).segments).slice(-2)).toEqual(['AK5*E*5', 'AK9*E*2*2*2']);
   });
 
+  it('writes too many repetitions (12) and components (13) as 3 in a 997 before 005010, whose AK403 list stops at 10', () => {
+    const g = readInterchanges(fixture('valid-850.edi')).interchanges[0]!.groups[0]!;
+    expect(g.header.release.slice(0, 6)).toBe('004010');
+    const validate = (set: { controlNumber: string }) =>
+      set.controlNumber === '0001'
+        ? { segmentErrors: [{ segmentId: 'PO1', position: 3, code: '8', elements: [{ position: 7, code: '12', repetition: 2 }, { position: 6, component: 3, code: '13' }, { position: 2, reference: '330', code: '6', value: 'X' }] }] }
+        : undefined;
+    const ak4 = (release: string, kind?: '997' | '999') =>
+      text(acknowledgeGroup({ ...g, header: { ...g.header, release } }, { validate, ...(kind ? { kind } : {}) }).segments).filter((l) => /^(AK4|IK4)/.test(l));
+    expect(ak4('004010')).toEqual(['AK4*7::2**3', 'AK4*6:3**3', 'AK4*2*330*6*X']);
+    expect(ak4('003060')).toEqual(['AK4*7::2**3', 'AK4*6:3**3', 'AK4*2*330*6*X']);
+    // from 005010 on the codes exist, in the 997 as in the 999
+    expect(ak4('005010')).toEqual(['AK4*7::2**12', 'AK4*6:3**13', 'AK4*2*330*6*X']);
+    expect(ak4('005010X231A1', '999')).toEqual(['IK4*7::2**12', 'IK4*6:3**13', 'IK4*2*330*6*X']);
+  });
+
   it('answers 005010X groups with a 999 and writes a response interchange with swapped parties', () => {
     const ics = readInterchanges(fixture('two-interchanges.edi')).interchanges;
     const out = acknowledgeInterchange(ics[1]!, { interchangeControlNumber: 5, groupControlNumber: 90, date });
