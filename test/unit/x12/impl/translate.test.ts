@@ -70,7 +70,7 @@ describe('translateSet (850, 004010)', () => {
     expect(checkSet(set)).toEqual([]);
   });
 
-  it('validates against its JSON Schema', () => {
+  it('validates against its JSON Schema', { timeout: 60_000 }, () => {
     const validate = ajv.compile(implementationSchema(baseImplementation('850', '004010')!));
     expect(validate(document), JSON.stringify(validate.errors)).toBe(true);
   });
