@@ -138,7 +138,9 @@ describe('the 997 back to the partner', () => {
     expect(upload.detail.sftp).toMatchObject({ filename: files[0]!.filename, directory: outDir, host: sftpSettings().host });
     expect(upload.detail.sftp).not.toHaveProperty('path');
     expect(upload.detail.direction).toBe('outbound');
-    expect(ack.deliveredAt).not.toBeNull();
+    // deliveredAt comes from the upload's feed entry, once the feed sequencer took it
+    const stores = await p.reader.stores();
+    await eventually(async () => ((await stores.transactions.get(p.org, ack.id))?.deliveredAt ? true : undefined), 30_000, "the 997's deliveredAt");
   });
 
   it('takes interchange control numbers from the partner counter, one after the other', async () => {
