@@ -20,6 +20,7 @@ import {
   CassandraStepLedger,
   CassandraTransactionStore,
 } from '../adapters/cassandra/processing-store.ts';
+import { CassandraAcknowledgmentDeadlines, CassandraSandboxStore, CassandraSchedulerLeases } from '../adapters/cassandra/outbound-store.ts';
 
 /** The Cassandra stores of processing, built once per process. */
 export interface CassandraStores {
@@ -31,6 +32,9 @@ export interface CassandraStores {
   readonly ledger: CassandraStepLedger;
   readonly replays: CassandraReplayLedger;
   readonly secrets: CassandraSecretReader;
+  readonly sandbox: CassandraSandboxStore;
+  readonly deadlines: CassandraAcknowledgmentDeadlines;
+  readonly leases: CassandraSchedulerLeases;
 }
 
 export class Resources {
@@ -112,6 +116,9 @@ export class Resources {
         ledger: new CassandraStepLedger(c),
         replays: new CassandraReplayLedger(c),
         secrets: new CassandraSecretReader(c),
+        sandbox: new CassandraSandboxStore(c),
+        deadlines: new CassandraAcknowledgmentDeadlines(c),
+        leases: new CassandraSchedulerLeases(c),
       };
     });
   }
