@@ -29,6 +29,8 @@ import { ackGenerateNode } from './nodes/ack_generate/node.ts';
 import { sftpUploadNode } from './nodes/sftp_upload/node.ts';
 import { sftpFetchNode } from './nodes/sftp_fetch/node.ts';
 import { as2ReceiveNode } from './nodes/as2_receive/node.ts';
+import { x12WriteNode } from './nodes/x12_write/node.ts';
+import { sandboxSinkNode } from './nodes/sandbox_sink/node.ts';
 
 export interface ServiceParts {
   /** Router factories mounted by the api role. */
@@ -90,6 +92,8 @@ export const defaultParts: ServiceParts = {
     feed: node(feedNode),
     ack_generate: node(ackGenerateNode),
     sftp_upload: node(sftpUploadNode),
+    x12_write: node(x12WriteNode),
+    sandbox_sink: node(sandboxSinkNode),
   },
 };
 

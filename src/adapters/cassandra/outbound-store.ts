@@ -10,7 +10,7 @@ import { guardStore } from './guard.ts';
 
 const long = (v: number): cassandra.types.Long => cassandra.types.Long.fromNumber(v);
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : typeof v === 'number' ? v : Number((v as { toString(): string }).toString()));
-const str = (v: unknown): string => (v === null || v === undefined ? '' : String(v as string));
+const str = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'string' ? v : (v as { toString(): string }).toString());
 
 export class CassandraSandboxStore implements SandboxStore {
   constructor(private readonly client: Client) {}
