@@ -46,7 +46,8 @@ export function violationsOf(document: unknown, model: Implementation): string[]
 export function violationSentence(name: string, violations: readonly string[]): string {
   const n = violations.length;
   const others = n - 1;
-  return `The document violates implementation ${name} in ${n} place${n === 1 ? '' : 's'}: ${violations[0] ?? ''}${others > 0 ? `; and ${others} other${others === 1 ? '' : 's'}` : ''}.`;
+  const first = (violations[0] ?? '').replace(/\.$/, '');
+  return `The document violates implementation ${name} in ${n} place${n === 1 ? '' : 's'}: ${first}${others > 0 ? `; and ${others} other${others === 1 ? '' : 's'}` : ''}.`;
 }
 
 export function validateOutbound(ctx: StepContext, input: OutboundValidationInput): Effects {
@@ -78,7 +79,7 @@ export function validateOutbound(ctx: StepContext, input: OutboundValidationInpu
           return { index: i, message: many ? `Document ${i + 1} of ${documents.length}: ${violationSentence(name, own)}` : violationSentence(name, own), errors: own.slice(0, MAX_VIOLATIONS_LISTED) };
         }
         const first = failing[0]!;
-        return { index: i, message: `Not sent: document ${first.i + 1} of the ${documents.length} in this group violates implementation ${name} (${first.v.length} violation${first.v.length === 1 ? '' : 's'}: ${first.v[0] ?? ''}).` };
+        return { index: i, message: `Not sent: document ${first.i + 1} of the ${documents.length} in this group violates implementation ${name} (${first.v.length} violation${first.v.length === 1 ? '' : 's'}, the first: ${(first.v[0] ?? '').replace(/\.$/, '')}).` };
       }),
     );
   }

@@ -27,7 +27,7 @@ import { translateAndValidate } from '../../../src/x12/impl/index.ts';
 import { eventually } from '../helpers/isolated-config.ts';
 import { connectSftp, sftpSettings } from '../helpers/sftp.ts';
 import { uniqueId } from '../helpers/env.ts';
-import { interchange, startPipeline, type Pipeline } from './support.ts';
+import { interchange, po850, startPipeline, type Pipeline } from './support.ts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const demo = parse(readFileSync(path.join(root, 'deploy/demo/config.yaml'), 'utf8')) as ConfigDocument;
@@ -145,8 +145,8 @@ beforeAll(async () => {
     ],
     connections: [...PARTNERS.map((k) => conn(k)), { ...conn('DOWN', '127.0.0.1', 1), name: 'down-sftp' }, { name: 'sink', kind: 'sandbox' }],
     webhooks: [{ name: 'errors', url: 'http://127.0.0.1:9/errors' }],
-    sources: [demoSource as SourceDoc],
-    implementations: [demoImpl, impl('x5-810', '005010X810')],
+    sources: [demoSource],
+    implementations: [demoImpl, impl('x5-810', '005010X810'), { name: 'po-850', version: '1', status: 'published', transactionSet: { identifier: '850', release: '004010' }, definition: { base: true } }],
     mappings: [demoMapping, failing],
     partners: [
       partner('TRACK', { mapping: 'demo-erp-to-810' }),
@@ -157,6 +157,15 @@ beforeAll(async () => {
       partner('DOWN', {}),
       partner('LATE', { acknowledgmentDeadlineMinutes: 0.05, webhooks: { error: 'errors' } }),
       partner('SANDBOX', { connection: 'sink' }),
+      {
+        key: 'SANDIN',
+        name: 'Sandbox inbound',
+        deliveryMethod: 'polling',
+        usesSandbox: true,
+        generateAcknowledgments: false,
+        envelopes: { internal: 'us', external: 'them' },
+        transactionSets: [{ transactionSetIdentifier: '850', release: '004010', direction: 'inbound', usageIndicator: 'P', implementation: 'po-850' }],
+      },
       partner('BULK', { trackAcknowledgments: false }),
     ],
   };
@@ -435,7 +444,7 @@ describe('failures before anything is sent', () => {
     ]);
     const v = results[2]!;
     expect(v.transactionId).toBe(tx!.id);
-    expect(v.detail.errorMessage).toBe('The document violates implementation demo-810-outbound in 2 places: BIG02 (segment 2, element 76): Mandatory element BIG02 (Invoice Number) is missing.; and 1 other.');
+    expect(v.detail.errorMessage).toBe('The document violates implementation demo-810-outbound in 2 places: BIG02 (segment 2, element 76): Mandatory element BIG02 (Invoice Number) is missing; and 1 other.');
     expect(v.detail.errors).toEqual(['BIG02 (segment 2, element 76): Mandatory element BIG02 (Invoice Number) is missing.', 'IT103 (segment 3, element 355): IT103 "CA" is not an allowed code.']);
     expect(v.detail.incomingResultId).toBe(results[1]!.id);
     expect(await listDir(dirOf('RAW'))).toEqual(before);
@@ -519,6 +528,24 @@ describe('the sandbox sink', () => {
     const copy = (await stores.artifacts.get(p.org, sink.payload!.artifactId))!;
     expect(copy.resultId).toBe(sink.id);
     expect((await stores.artifacts.read(copy)).toString('utf8')).toMatch(/^ISA\*/);
+  });
+});
+
+describe('the sandbox sink of a sandbox partner\'s inbound flow', () => {
+  it('delivers the translation and records the result for sandbox keys', async () => {
+    const r = await p.submitEdi('SANDIN', interchange({ control: 77, groups: [{ sets: [po850('PO-SB')] }] }));
+    const trace = r.body['traceGuid'] as string;
+    const [tx] = await p.settled(trace, 1);
+    expect(statusOf(tx!)).toBe('delivered');
+    const sink = (await p.results(trace)).find((x) => x.service === 'sandbox_sink')!;
+    expect(sink.status).toBe('success');
+    expect(sink.detail.direction).toBe('outbound');
+    const stores = await p.reader.stores();
+    expect(await stores.sandbox.received(p.org, sink.id)).toBe(true);
+    const output = sink.detail.artifacts!.find((a) => a.usage === 'output')!;
+    expect((await stores.artifacts.get(p.org, output.id))!.resultId).toBe(sink.id);
+    expect((await stores.artifacts.read((await stores.artifacts.get(p.org, output.id))!)).toString('utf8')).toContain('PO-SB');
+    await waitFor(tx!.id, (t) => t.deliveredAt !== null, 'deliveredAt');
   });
 });
 
