@@ -16,7 +16,7 @@ import { parse } from 'yaml';
 import { CassandraOrganizationStore } from '../../../src/adapters/cassandra/organization-store.ts';
 import { createKafka } from '../../../src/adapters/kafka/client.ts';
 import { createApiKey } from '../../../src/admin/admin-service.ts';
-import type { ConfigDocument, ConnectionDoc, ImplementationDoc, MappingDoc, PartnerDoc, SourceDoc } from '../../../src/domain/configuration.ts';
+import type { ConfigDocument, ConnectionDoc, ImplementationDoc, MappingDoc, PartnerDoc } from '../../../src/domain/configuration.ts';
 import { feedEntryId } from '../../../src/domain/ids.ts';
 import { statusOf, type StoredTransaction } from '../../../src/domain/records.ts';
 import { implementationModel } from '../../../src/domain/x12-implementation-engine.ts';
