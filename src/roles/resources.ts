@@ -16,11 +16,12 @@ import {
   CassandraFeedStore,
   CassandraReplayLedger,
   CassandraResultStore,
+  CassandraSandboxReceipts,
   CassandraSecretReader,
   CassandraStepLedger,
   CassandraTransactionStore,
 } from '../adapters/cassandra/processing-store.ts';
-import { CassandraAcknowledgmentDeadlines, CassandraSandboxStore, CassandraSchedulerLeases } from '../adapters/cassandra/outbound-store.ts';
+import { CassandraAcknowledgmentDeadlines, CassandraSchedulerLeases } from '../adapters/cassandra/outbound-store.ts';
 
 /** The Cassandra stores of processing, built once per process. */
 export interface CassandraStores {
@@ -32,7 +33,7 @@ export interface CassandraStores {
   readonly ledger: CassandraStepLedger;
   readonly replays: CassandraReplayLedger;
   readonly secrets: CassandraSecretReader;
-  readonly sandbox: CassandraSandboxStore;
+  readonly sandboxReceipts: CassandraSandboxReceipts;
   readonly deadlines: CassandraAcknowledgmentDeadlines;
   readonly leases: CassandraSchedulerLeases;
 }
@@ -116,7 +117,7 @@ export class Resources {
         ledger: new CassandraStepLedger(c),
         replays: new CassandraReplayLedger(c),
         secrets: new CassandraSecretReader(c),
-        sandbox: new CassandraSandboxStore(c),
+        sandboxReceipts: new CassandraSandboxReceipts(c),
         deadlines: new CassandraAcknowledgmentDeadlines(c),
         leases: new CassandraSchedulerLeases(c),
       };

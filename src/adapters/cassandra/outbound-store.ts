@@ -1,33 +1,16 @@
 /**
- * Cassandra implementations of the outbound ports (src/domain/processing-ports.ts): what sandbox
- * sinks received, acknowledgment deadlines, and the leases and positions of scheduler jobs, over
- * the tables of migrations/0010_outbound.cql.
+ * Cassandra implementations of the outbound ports (src/domain/processing-ports.ts):
+ * acknowledgment deadlines, and the leases and positions of scheduler jobs, over the tables of
+ * migrations/0010_outbound.cql.
  */
 import cassandra, { type Client } from 'cassandra-driver';
-import type { AcknowledgmentDeadline, AcknowledgmentDeadlineStore, SandboxStore, SchedulerLeaseStore } from '../../domain/processing-ports.ts';
+import type { AcknowledgmentDeadline, AcknowledgmentDeadlineStore, SchedulerLeaseStore } from '../../domain/processing-ports.ts';
 import type { Micros } from '../../domain/records.ts';
 import { guardStore } from './guard.ts';
 
 const long = (v: number): cassandra.types.Long => cassandra.types.Long.fromNumber(v);
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : typeof v === 'number' ? v : Number((v as { toString(): string }).toString()));
 const str = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'string' ? v : (v as { toString(): string }).toString());
-
-export class CassandraSandboxStore implements SandboxStore {
-  constructor(private readonly client: Client) {}
-
-  record(organizationId: string, resultId: string, at: Micros): Promise<void> {
-    return guardStore('sandbox record', async () => {
-      await this.client.execute('INSERT INTO proc_sandbox_results (org_id, result_id, received_at) VALUES (?, ?, ?)', [organizationId, resultId, long(at)], { prepare: true });
-    });
-  }
-
-  received(organizationId: string, resultId: string): Promise<boolean> {
-    return guardStore('sandbox read', async () => {
-      const rs = await this.client.execute('SELECT result_id FROM proc_sandbox_results WHERE org_id = ? AND result_id = ?', [organizationId, resultId], { prepare: true });
-      return rs.rowLength > 0;
-    });
-  }
-}
 
 const HOUR_US = 3_600_000_000;
 /** Partition (hour of due time) of a deadline. */

@@ -1,12 +1,11 @@
 /**
- * sandbox_sink, the adapter: records the results the sink received for the organization's
- * sandbox keys (before the results are written, so a result a sandbox key can see is always
- * readable by it), notes acknowledgment deadlines of tracked outbound documents, and writes the
+ * sandbox_sink, the adapter: records the receipt of what the sink received for the
+ * organization's sandbox keys (SandboxReceiptStore; before the results are written, so a result
+ * a sandbox key can see is always readable by it), notes acknowledgment deadlines of tracked outbound documents, and writes the
  * effects.
  */
 import { perItemNode, type NodeModule } from '../node.ts';
 import type { NodeDeps } from '../ports.ts';
-import { mapLimit } from '../runtime.ts';
 import { trackedOf } from '../outbound.ts';
 import { watchAcknowledgments } from '../deadlines.ts';
 import { sinkDelivery } from './step.ts';
@@ -19,8 +18,7 @@ export function sandboxSinkNode(deps: NodeDeps): NodeModule {
     const out = sinkDelivery(ctx, connection?.name ?? null);
     const delivered = out.effects.results.some((r) => r.status === 'success');
     if (delivered) {
-      const sandbox = deps.stores.sandbox;
-      if (sandbox) await mapLimit(out.received, 16, (id) => sandbox.record(m.organizationId, id, ctx.now));
+      await deps.stores.sandboxReceipts?.record({ organizationId: m.organizationId, ...out.receipt, receivedAt: ctx.now });
       if (m.direction === 'outbound') await watchAcknowledgments(deps, ctx, trackedOf(ctx));
     }
     return out.effects;

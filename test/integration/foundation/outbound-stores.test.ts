@@ -3,15 +3,15 @@
  * taken in blocks (consecutive, remembered per owner, wrapping after 999999999, unique when two
  * clients take at once), transaction writes ordered by their step clocks (a later 997 wins
  * whatever order the two answers are applied in; a re-recorded transaction never resets what
- * later steps wrote), outbound sets with their tracking flag, and the sandbox, deadline and
- * lease stores.
+ * later steps wrote), outbound sets with their tracking flag, and the sandbox receipt, deadline
+ * and lease stores.
  */
 import cassandra from 'cassandra-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMigrate } from '../../../src/cli/commands/migrate.ts';
 import { createCassandraClient } from '../../../src/adapters/cassandra/client.ts';
-import { CassandraControlNumbers, CassandraTransactionStore } from '../../../src/adapters/cassandra/processing-store.ts';
-import { CassandraAcknowledgmentDeadlines, CassandraSandboxStore, CassandraSchedulerLeases } from '../../../src/adapters/cassandra/outbound-store.ts';
+import { CassandraControlNumbers, CassandraSandboxReceipts, CassandraTransactionStore } from '../../../src/adapters/cassandra/processing-store.ts';
+import { CassandraAcknowledgmentDeadlines, CassandraSchedulerLeases } from '../../../src/adapters/cassandra/outbound-store.ts';
 import type { StoredTransaction } from '../../../src/domain/records.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { captureIo, isolatedConfig } from '../helpers/isolated-config.ts';
@@ -141,10 +141,12 @@ describe('transaction writes ordered by step clocks', () => {
 });
 
 describe('sandbox, deadline and lease stores', () => {
-  it('sandbox: a recorded result is received, another is not', async () => {
-    const s = new CassandraSandboxStore(client);
-    await s.record('org', 'r1', 1);
-    expect([await s.received('org', 'r1'), await s.received('org', 'r2'), await s.received('other', 'r1')]).toEqual([true, false, false]);
+  it('sandbox receipts: recorded results and artifacts are received, others are not', async () => {
+    const s = new CassandraSandboxReceipts(client);
+    await s.record({ organizationId: 'org', resultIds: ['r1', 'r2'], artifactIds: ['a1'], receivedAt: 1 });
+    expect(await s.receivedResults('org', ['r1', 'r2', 'r3'])).toEqual(new Set(['r1', 'r2']));
+    expect(await s.receivedResults('other', ['r1'])).toEqual(new Set());
+    expect([await s.receivedArtifact('org', 'a1'), await s.receivedArtifact('org', 'r1')]).toEqual([true, false]);
   });
 
   it('deadlines: read in due order over hours, forgotten once done', async () => {

@@ -522,9 +522,13 @@ describe('the sandbox sink', () => {
     expect(sink.status).toBe('success');
     expect(sink.payload?.format).toBe('edi');
     const stores = await p.reader.stores();
-    expect(await stores.sandbox.received(p.org, sink.id)).toBe(true);
     const x12 = (await p.results(trace)).find((r) => r.service === 'x12_write')!;
-    expect(await stores.sandbox.received(p.org, x12.id)).toBe(false);
+    const partnerEndpoint = (await p.results(trace)).find((r) => r.service === 'partner_endpoint')!;
+    // the sink's result and the one it received are readable by sandbox keys, earlier ones are not
+    expect(await stores.sandboxReceipts.receivedResults(p.org, [sink.id, x12.id, partnerEndpoint.id])).toEqual(new Set([sink.id, x12.id]));
+    expect(await stores.sandboxReceipts.receivedArtifact(p.org, sink.payload!.artifactId)).toBe(true);
+    expect(await stores.sandboxReceipts.receivedArtifact(p.org, x12.payload!.artifactId)).toBe(true);
+    expect(await stores.sandboxReceipts.receivedArtifact(p.org, partnerEndpoint.payload!.artifactId)).toBe(false);
     const copy = (await stores.artifacts.get(p.org, sink.payload!.artifactId))!;
     expect(copy.resultId).toBe(sink.id);
     expect((await stores.artifacts.read(copy)).toString('utf8')).toMatch(/^ISA\*/);
@@ -541,8 +545,9 @@ describe('the sandbox sink of a sandbox partner\'s inbound flow', () => {
     expect(sink.status).toBe('success');
     expect(sink.detail.direction).toBe('outbound');
     const stores = await p.reader.stores();
-    expect(await stores.sandbox.received(p.org, sink.id)).toBe(true);
+    expect(await stores.sandboxReceipts.receivedResults(p.org, [sink.id])).toEqual(new Set([sink.id]));
     const output = sink.detail.artifacts!.find((a) => a.usage === 'output')!;
+    expect(await stores.sandboxReceipts.receivedArtifact(p.org, output.id)).toBe(true);
     expect((await stores.artifacts.get(p.org, output.id))!.resultId).toBe(sink.id);
     expect((await stores.artifacts.read((await stores.artifacts.get(p.org, output.id))!)).toString('utf8')).toContain('PO-SB');
     await waitFor(tx!.id, (t) => t.deliveredAt !== null, 'deliveredAt');
