@@ -226,6 +226,18 @@ export function registerSubmissionRoutes(router: Router, deps: SubmissionDeps): 
   );
 }
 
+/** The whole body, refusing more than `max` bytes. */
+export async function readAll(ctx: Context, max: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let n = 0;
+  for await (const c of ctx.req as AsyncIterable<Buffer>) {
+    n += c.length;
+    if (n > max) throw tooLarge(max);
+    parts.push(c);
+  }
+  return Buffer.concat(parts, n);
+}
+
 /** What an outbound submission asks for, checked field by field. */
 export interface DocumentSubmission {
   readonly transactionSetIdentifier: string;
@@ -368,16 +380,4 @@ function registerDocumentRoute(router: Router, deps: SubmissionDeps, now: () => 
       },
     },
   });
-}
-
-/** The whole body, refusing more than `max` bytes. */
-export async function readAll(ctx: Context, max: number): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  let n = 0;
-  for await (const c of ctx.req as AsyncIterable<Buffer>) {
-    n += c.length;
-    if (n > max) throw tooLarge(max);
-    parts.push(c);
-  }
-  return Buffer.concat(parts, n);
 }
