@@ -131,7 +131,7 @@ export interface OutboundDelivery {
   readonly detail: ResultDetail;
   /** The document is the result's payload (a sink keeps it; an upload only moves it on). */
   readonly keepsPayload: boolean;
-  /** The partner tracked acknowledgments when the document was written (null for a 997 we sent). */
+  /** The partner tracked acknowledgments when the document was written (never for a 997 we sent: `trackedOf`). */
   readonly tracked: boolean;
 }
 
