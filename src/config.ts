@@ -105,6 +105,11 @@ export interface Config {
     /** Heap cap of each worker thread, in megabytes. @default 512 */
     readonly heapMb: number;
   };
+  /** Acknowledgment tracking of outbound documents (docs/pipeline.md, "Outbound"). */
+  readonly acknowledgments: {
+    /** How often the scheduler looks for documents whose 997 is overdue (partner `acknowledgmentDeadlineMinutes`). @default 30000 */
+    readonly overdueCheckIntervalMs: number;
+  };
   /** Grace period for in-flight work on SIGTERM. @default 15000 */
   readonly shutdownTimeoutMs: number;
 }
@@ -243,6 +248,9 @@ export function loadConfig(env: Env = process.env): Config {
       workers: r.int('TDX_MAPPING_WORKERS', 2, 1, 32),
       timeoutMs: r.int('TDX_MAPPING_TIMEOUT_MS', 5_000, 10, 600_000),
       heapMb: r.int('TDX_MAPPING_HEAP_MB', 512, 32, 16_384),
+    },
+    acknowledgments: {
+      overdueCheckIntervalMs: r.int('TDX_ACK_OVERDUE_CHECK_INTERVAL_MS', 30_000, 100, 3_600_000),
     },
     shutdownTimeoutMs: r.int('TDX_SHUTDOWN_TIMEOUT_MS', 15_000, 0, 600_000),
   };

@@ -29,6 +29,9 @@ import { ackGenerateNode } from './nodes/ack_generate/node.ts';
 import { sftpUploadNode } from './nodes/sftp_upload/node.ts';
 import { sftpFetchNode } from './nodes/sftp_fetch/node.ts';
 import { as2ReceiveNode } from './nodes/as2_receive/node.ts';
+import { x12WriteNode } from './nodes/x12_write/node.ts';
+import { sandboxSinkNode } from './nodes/sandbox_sink/node.ts';
+import { ackOverdueJob } from './roles/jobs/ack-overdue.ts';
 
 export interface ServiceParts {
   /** Router factories mounted by the api role. */
@@ -77,9 +80,14 @@ async function platformRouters(r: Resources): Promise<ReturnType<typeof platform
   return [platformRouterOverCassandra(r.config, r.logger, await r.cassandra(), { submissions }).router];
 }
 
+/** Reports delivered documents whose 997 is overdue (partner `acknowledgmentDeadlineMinutes`). */
+const ackOverdue: SchedulerJobFactory = async (r) =>
+  ackOverdueJob(await nodeDeps(r), { intervalMs: r.config.acknowledgments.overdueCheckIntervalMs, leases: (await r.stores()).leases, logger: r.logger });
+
 /** What this build provides. */
 export const defaultParts: ServiceParts = {
   routers: [platformRouters],
+  schedulerJobs: [ackOverdue],
   nodes: {
     partner_endpoint: node(partnerEndpointNode),
     sftp_fetch: node(sftpFetchNode),
@@ -90,6 +98,8 @@ export const defaultParts: ServiceParts = {
     feed: node(feedNode),
     ack_generate: node(ackGenerateNode),
     sftp_upload: node(sftpUploadNode),
+    x12_write: node(x12WriteNode),
+    sandbox_sink: node(sandboxSinkNode),
   },
 };
 

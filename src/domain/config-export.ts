@@ -96,6 +96,7 @@ export function exportDocument(state: OrgConfigState): ConfigDocument {
         webhooks: Object.keys(webhooks).length ? webhooks : undefined,
         frequency: p.frequency,
         usesSandbox: p.usesSandbox,
+        acknowledgmentDeadlineMinutes: p.acknowledgmentDeadlineMinutes ?? undefined,
         transactionSets: p.transactionSetSettings.map((s) =>
           clean({
             transactionSetIdentifier: s.transactionSetIdentifier,

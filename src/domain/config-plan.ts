@@ -303,6 +303,8 @@ export function planApply(doc: ConfigDocument, current: OrgConfigState, ctx: Pla
       implementationId: implByName.get(s.implementation) ?? '',
       mappingId: s.mapping === undefined ? null : (mapByName.get(s.mapping) ?? null),
     })),
+    // only when set, so partners applied before the setting existed plan no change
+    ...(d.acknowledgmentDeadlineMinutes !== undefined ? { acknowledgmentDeadlineMinutes: d.acknowledgmentDeadlineMinutes } : {}),
   }));
 
   // --- flows ---

@@ -140,6 +140,12 @@ export interface PartnerRecord extends Stamped {
   readonly frequency: number;
   readonly usesSandbox: boolean;
   readonly transactionSetSettings: readonly TransactionSetSetting[];
+  /**
+   * Minutes a delivered document may wait for its 997 before it is reported overdue (an
+   * `ack_overdue` log entry and an error-role notification; the document stays
+   * `unacknowledged`). Absent or null: never overdue. An extension beyond the contract.
+   */
+  readonly acknowledgmentDeadlineMinutes?: number | null;
 }
 
 /** A node of a flow graph. `config` names its targets; it is never returned by the API. */
@@ -372,6 +378,8 @@ export interface PartnerDoc {
   frequency?: number;
   usesSandbox?: boolean;
   transactionSets?: TransactionSetDoc[];
+  /** Minutes a delivered document may wait for its 997 before it is reported overdue (fractions allowed). */
+  acknowledgmentDeadlineMinutes?: number;
 }
 
 export interface ConfigDocument {

@@ -129,13 +129,18 @@ function finish(partner: PartnerRecord, direction: Direction, nodes: DerivedNode
   };
 }
 
-/** The partner's flows: one per direction that has at least one transaction set setting. */
+/**
+ * The partner's flows: an outbound one when it has an outbound transaction set setting, and an
+ * inbound one when it has any setting (the acknowledgments of what we send arrive inbound).
+ */
 export function deriveFlows(partner: PartnerRecord, t: FlowTargets): DerivedFlow[] {
   const flows: DerivedFlow[] = [];
   const conn = t.connection;
   const envelopes = { internalEnvelopeId: partner.internalEnvelopeId, externalEnvelopeId: partner.externalEnvelopeId };
 
-  if (partner.transactionSetSettings.some((s) => s.direction === 'inbound')) {
+  // A partner we send to gets an inbound flow too, even with no inbound setting: its 997s and
+  // 999s come back through it (they are reconciled at the split and need no setting).
+  if (partner.transactionSetSettings.length > 0) {
     const { mappings, implementations } = settingsFor(partner, 'inbound');
     const input =
       conn?.kind === 'sftp' ? node('sftp_fetch', { connectionId: conn.id }) : conn?.kind === 'as2' ? node('as2_receive', { connectionId: conn.id }) : node('partner_endpoint');

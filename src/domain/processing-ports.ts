@@ -90,10 +90,21 @@ export interface TransactionStore {
   sighting(key: InterchangeKey, sighting: InterchangeSighting): Promise<void>;
   /** Every sighting of an interchange, oldest first. */
   sightings(key: InterchangeKey): Promise<InterchangeSighting[]>;
-  /** Notes an outbound set under its group for reconciliation. */
-  outboundSet(key: OutboundSetKey, setControlNumber: string, transactionId: string, createdAt: Micros): Promise<void>;
+  /**
+   * Notes an outbound set under its group for reconciliation. `tracked`: the partner tracked
+   * acknowledgments when the set was written (its 997 then moves `acknowledgmentStatus`).
+   */
+  outboundSet(key: OutboundSetKey, setControlNumber: string, transactionId: string, createdAt: Micros, tracked?: boolean): Promise<void>;
   /** Outbound sets of a group: set control number → transaction ids (newest last). */
-  outboundSets(key: OutboundSetKey): Promise<{ setControlNumber: string; transactionId: string }[]>;
+  outboundSets(key: OutboundSetKey): Promise<OutboundSetEntry[]>;
+}
+
+/** One outbound set noted under its group. */
+export interface OutboundSetEntry {
+  readonly setControlNumber: string;
+  readonly transactionId: string;
+  /** False for sets noted before the flag existed or sent with tracking off. */
+  readonly tracked: boolean;
 }
 
 /**
@@ -102,6 +113,12 @@ export interface TransactionStore {
  */
 export interface ControlNumberStore {
   take(organizationId: string, scope: string, owner: string): Promise<number>;
+  /**
+   * Numbers for several owners at once, consecutive in `owners` order, taken with one
+   * compare-and-set (a busy sequence costs one round per batch, not per number). Owners that
+   * took a number before get it again.
+   */
+  takeMany(organizationId: string, scope: string, owners: readonly string[]): Promise<Map<string, number>>;
 }
 
 /** Feed entries as the sequencer wrote them (system of record of `createdAt`). */
@@ -120,4 +137,59 @@ export interface ReplayLedger {
   /** True when the command was already carried out (it is then not run again). */
   done(organizationId: string, commandId: string): Promise<boolean>;
   markDone(organizationId: string, commandId: string, at: Micros): Promise<void>;
+}
+
+
+/**
+ * What the sandbox sinks of an organization received (DESIGN §3: a sandbox key reads only the
+ * results, payloads and artifacts its sandbox sink received; any other answers 404). The
+ * sandbox sink node records a receipt for each document it takes: the result it received, its
+ * own result, and the artifacts they point to. Every sandbox key of the organization reads
+ * what any of the organization's sandbox sinks received.
+ */
+export interface SandboxReceipt {
+  readonly organizationId: string;
+  readonly resultIds: readonly string[];
+  readonly artifactIds: readonly string[];
+  readonly receivedAt: Micros;
+}
+
+export interface SandboxReceiptStore {
+  /** Records a receipt (idempotent). */
+  record(receipt: SandboxReceipt): Promise<void>;
+  /** The ids among `resultIds` that a sandbox sink of the organization received. */
+  receivedResults(organizationId: string, resultIds: readonly string[]): Promise<Set<string>>;
+  /** Whether a sandbox sink of the organization received the artifact. */
+  receivedArtifact(organizationId: string, artifactId: string): Promise<boolean>;
+}
+
+/** An outbound document awaiting its 997 by a deadline (the partner's `acknowledgmentDeadlineMinutes`). */
+export interface AcknowledgmentDeadline {
+  readonly organizationId: string;
+  readonly transactionId: string;
+  readonly traceGuid: string;
+  readonly partnerKey: string;
+  /** When the 997 is overdue (microseconds). */
+  readonly dueAt: Micros;
+}
+
+/** Deadlines of acknowledgments, read in due order by the scheduler's overdue job. */
+export interface AcknowledgmentDeadlineStore {
+  watch(deadlines: readonly AcknowledgmentDeadline[]): Promise<void>;
+  /** Deadlines due in [from, to), oldest first. */
+  due(from: Micros, to: Micros): Promise<AcknowledgmentDeadline[]>;
+  /** Forgets a deadline once handled (answered or reported overdue). */
+  done(deadline: AcknowledgmentDeadline): Promise<void>;
+}
+
+/**
+ * Leases of scheduler jobs, so that one replica runs a job at a time, and the position each
+ * job has handled up to. A lease lapses `ttlSeconds` after its last renewal.
+ */
+export interface SchedulerLeaseStore {
+  /** Takes or renews the lease; true while `holder` holds it. */
+  hold(name: string, holder: string, ttlSeconds: number): Promise<boolean>;
+  release(name: string, holder: string): Promise<void>;
+  position(name: string): Promise<Micros | null>;
+  setPosition(name: string, position: Micros): Promise<void>;
 }

@@ -192,6 +192,13 @@ export type TransactionUpdate = {
 } & Partial<Omit<TransactionState, 'roles' | 'updatedAt'>> & {
     /** Roles to set (others are kept). */
     readonly roles?: Readonly<Partial<Record<ArtifactRole, ArtifactRoleRecord>>>;
+    /**
+     * Write time of the fields (a step clock): of two updates of the same fields, the one with
+     * the later time wins whatever order they are applied in, and a re-run rewrites them with
+     * the same time. Used where replicas or re-runs may apply answers out of order (the 997
+     * reconciliation: the last 997 taken up wins). Absent: written as of now.
+     */
+    readonly at?: Micros;
   };
 
 export interface LogRecord {

@@ -18,7 +18,7 @@ import type {
   SourceRecord,
   WebhookRecord,
 } from '../domain/configuration.ts';
-import type { ArtifactStore, ControlNumberStore, FeedStore, ResultStore, TransactionStore } from '../domain/processing-ports.ts';
+import type { AcknowledgmentDeadlineStore, ArtifactStore, ControlNumberStore, FeedStore, ResultStore, SandboxReceiptStore, TransactionStore } from '../domain/processing-ports.ts';
 import type { Micros } from '../domain/records.ts';
 import type { MappingEngine } from '../domain/mapping-engine.ts';
 import type { Implementation } from '../x12/impl/index.ts';
@@ -79,6 +79,10 @@ export interface ProcessingStores {
   readonly transactions: TransactionStore;
   readonly controlNumbers: ControlNumberStore;
   readonly feed: FeedStore;
+  /** What sandbox sinks received (sandbox_sink writes receipts; sandbox keys read them). */
+  readonly sandboxReceipts?: SandboxReceiptStore;
+  /** Acknowledgment deadlines of delivered documents (delivery nodes, the overdue job). */
+  readonly deadlines?: AcknowledgmentDeadlineStore;
 }
 
 /** Where an SFTP transfer goes: a connection's settings with its secrets. */

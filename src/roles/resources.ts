@@ -16,10 +16,12 @@ import {
   CassandraFeedStore,
   CassandraReplayLedger,
   CassandraResultStore,
+  CassandraSandboxReceipts,
   CassandraSecretReader,
   CassandraStepLedger,
   CassandraTransactionStore,
 } from '../adapters/cassandra/processing-store.ts';
+import { CassandraAcknowledgmentDeadlines, CassandraSchedulerLeases } from '../adapters/cassandra/outbound-store.ts';
 
 /** The Cassandra stores of processing, built once per process. */
 export interface CassandraStores {
@@ -31,6 +33,9 @@ export interface CassandraStores {
   readonly ledger: CassandraStepLedger;
   readonly replays: CassandraReplayLedger;
   readonly secrets: CassandraSecretReader;
+  readonly sandboxReceipts: CassandraSandboxReceipts;
+  readonly deadlines: CassandraAcknowledgmentDeadlines;
+  readonly leases: CassandraSchedulerLeases;
 }
 
 export class Resources {
@@ -112,6 +117,9 @@ export class Resources {
         ledger: new CassandraStepLedger(c),
         replays: new CassandraReplayLedger(c),
         secrets: new CassandraSecretReader(c),
+        sandboxReceipts: new CassandraSandboxReceipts(c),
+        deadlines: new CassandraAcknowledgmentDeadlines(c),
+        leases: new CassandraSchedulerLeases(c),
       };
     });
   }

@@ -12,9 +12,12 @@ import type {
   FeedStore,
   InterchangeKey,
   InterchangeSighting,
+  OutboundSetEntry,
   OutboundSetKey,
   ReplayLedger,
   ResultStore,
+  SandboxReceipt,
+  SandboxReceiptStore,
   SecretReader,
   TraceError,
   TransactionStore,
@@ -377,13 +380,15 @@ export class CassandraTransactionStore implements TransactionStore {
           t.senderQualifier, t.senderExtid, t.receiverQualifier, t.receiverExtid, t.interchangeControlNumber, t.groupControlNumber, t.transactionSetControlNumber,
           t.duplicateOf, t.flowId, t.flowVersion, t.flowName, long(t.createdAt), t.failed, t.failedNodeName, t.completed, longOrNull(t.deliveredAt),
           t.warningCount, t.acknowledgmentStatus, t.acknowledgedBy, t.acknowledges, null, longOrNull(t.lastResentAt), rolesToMap(t.roles),
-          t.deliveryNodeId, t.deliveryResultId, t.deliveryInputResultId, long(t.updatedAt),
+          t.deliveryNodeId, t.deliveryResultId, t.deliveryInputResultId, long(t.updatedAt), long(t.createdAt),
         ]);
         byTrace.push([t.organizationId, t.traceGuid, t.id]);
       }
       const marks = TX_COLUMNS.split(',').map(() => '?').join(', ');
       await Promise.all([
-        runConcurrent(this.client, `INSERT INTO proc_transactions (${TX_COLUMNS}) VALUES (${marks})`, rows),
+        // Written as of the transaction's createdAt (a step clock), so a step re-run after a
+        // crash rewrites the recorded fields without resetting state that later steps wrote.
+        runConcurrent(this.client, `INSERT INTO proc_transactions (${TX_COLUMNS}) VALUES (${marks}) USING TIMESTAMP ?`, rows),
         runConcurrent(this.client, 'INSERT INTO proc_trace_transactions (org_id, trace_guid, transaction_id) VALUES (?, ?, ?)', byTrace),
       ]);
     });
@@ -407,12 +412,20 @@ export class CassandraTransactionStore implements TransactionStore {
           sets.push(`roles['${role}'] = ?`);
           params.push(JSON.stringify(rec));
         }
+        const add = (q: string, p: Params): void => {
+          let list = shapes.get(q);
+          if (!list) shapes.set(q, (list = []));
+          list.push(p);
+        };
+        if (u.at !== undefined) {
+          // fields written as of their step clock; updated_at as of now (the projection's version)
+          add(`UPDATE proc_transactions USING TIMESTAMP ? SET ${sets.join(', ')} WHERE org_id = ? AND id = ?`, [long(u.at), ...params, u.organizationId, u.id]);
+          add('UPDATE proc_transactions SET updated_at = ? WHERE org_id = ? AND id = ?', [long(Date.now() * 1000), u.organizationId, u.id]);
+          continue;
+        }
         sets.push('updated_at = ?');
         params.push(long(Date.now() * 1000));
-        const q = `UPDATE proc_transactions SET ${sets.join(', ')} WHERE org_id = ? AND id = ?`;
-        let list = shapes.get(q);
-        if (!list) shapes.set(q, (list = []));
-        list.push([...params, u.organizationId, u.id]);
+        add(`UPDATE proc_transactions SET ${sets.join(', ')} WHERE org_id = ? AND id = ?`, [...params, u.organizationId, u.id]);
       }
       await Promise.all([...shapes].map(([q, params]) => runConcurrent(this.client, q, params)));
     });
@@ -521,27 +534,27 @@ export class CassandraTransactionStore implements TransactionStore {
     });
   }
 
-  outboundSet(key: OutboundSetKey, setControlNumber: string, transactionId: string, createdAt: Micros): Promise<void> {
+  outboundSet(key: OutboundSetKey, setControlNumber: string, transactionId: string, createdAt: Micros, tracked = false): Promise<void> {
     return guardStore('outbound set write', async () => {
       await this.client.execute(
-        'INSERT INTO proc_outbound_sets (org_id, sender, receiver, group_control_number, transaction_set_control_number, transaction_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-        [key.organizationId, key.sender, key.receiver, key.groupControlNumber, setControlNumber, transactionId, long(createdAt)],
+        'INSERT INTO proc_outbound_sets (org_id, sender, receiver, group_control_number, transaction_set_control_number, transaction_id, created_at, tracked) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        [key.organizationId, key.sender, key.receiver, key.groupControlNumber, setControlNumber, transactionId, long(createdAt), tracked],
         { prepare: true },
       );
     });
   }
 
-  outboundSets(key: OutboundSetKey): Promise<{ setControlNumber: string; transactionId: string }[]> {
+  outboundSets(key: OutboundSetKey): Promise<OutboundSetEntry[]> {
     return guardStore('outbound sets read', async () => {
       const rs = await this.client.execute(
-        'SELECT transaction_set_control_number, transaction_id, created_at FROM proc_outbound_sets WHERE org_id = ? AND sender = ? AND receiver = ? AND group_control_number = ?',
+        'SELECT transaction_set_control_number, transaction_id, created_at, tracked FROM proc_outbound_sets WHERE org_id = ? AND sender = ? AND receiver = ? AND group_control_number = ?',
         [key.organizationId, key.sender, key.receiver, key.groupControlNumber],
         { prepare: true, fetchSize: 5000 },
       );
       return rs.rows
-        .map((r) => ({ setControlNumber: str(r.get('transaction_set_control_number')), transactionId: str(r.get('transaction_id')), at: num(r.get('created_at')) }))
+        .map((r) => ({ setControlNumber: str(r.get('transaction_set_control_number')), transactionId: str(r.get('transaction_id')), tracked: r.get('tracked') === true, at: num(r.get('created_at')) }))
         .sort((a, b) => a.at - b.at)
-        .map(({ setControlNumber, transactionId }) => ({ setControlNumber, transactionId }));
+        .map(({ setControlNumber, transactionId, tracked }) => ({ setControlNumber, transactionId, tracked }));
     });
   }
 }
@@ -589,7 +602,64 @@ export class CassandraControlNumbers implements ControlNumberStore {
       throw new TdxError('store_unavailable', `Control number sequence ${scope} is contended; try again.`);
     });
   }
+
+  takeMany(organizationId: string, scope: string, owners: readonly string[]): Promise<Map<string, number>> {
+    return guardStore('control numbers', async () => {
+      const out = new Map<string, number>();
+      const unique = [...new Set(owners)];
+      if (unique.length === 0) return out;
+      const had = await cassandra.concurrent.executeConcurrent(
+        this.client,
+        'SELECT owner, value FROM control_number_allocations WHERE org_id = ? AND owner = ? AND scope = ?',
+        unique.map((o) => [organizationId, o, scope]),
+        { concurrencyLevel: CONCURRENCY, collectResults: true },
+      );
+      for (const rs of had.resultItems) {
+        const row = (rs as cassandra.types.ResultSet).first();
+        if (row) out.set(str(row.get('owner')), num(row.get('value')));
+      }
+      const fresh = unique.filter((o) => !out.has(o));
+      if (fresh.length === 0) return out;
+      const n = fresh.length;
+      // the block is consecutive after the current value, wrapping from 999999999 to 1
+      const after = (v: number, k: number): number => ((v - 1 + k) % CONTROL_NUMBER_MAX) + 1;
+      for (let tries = 0; tries < 100; tries++) {
+        const cur = await this.client.execute('SELECT value FROM control_numbers WHERE org_id = ? AND scope = ?', [organizationId, scope], {
+          prepare: true,
+          consistency: cassandra.types.consistencies.serial,
+        });
+        const row = cur.first();
+        let ok: boolean;
+        let base: number;
+        if (!row) {
+          base = 0;
+          const rs = await this.client.execute('INSERT INTO control_numbers (org_id, scope, value, updated_at) VALUES (?, ?, ?, toTimestamp(now())) IF NOT EXISTS', [organizationId, scope, long(n)], { prepare: true });
+          ok = rs.wasApplied();
+        } else {
+          base = num(row.get('value'));
+          const rs = await this.client.execute('UPDATE control_numbers SET value = ?, updated_at = toTimestamp(now()) WHERE org_id = ? AND scope = ? IF value = ?', [long(after(base, n)), organizationId, scope, long(base)], {
+            prepare: true,
+          });
+          ok = rs.wasApplied();
+        }
+        if (ok) {
+          const taken = fresh.map((o, i) => [o, base === 0 ? i + 1 : after(base, i + 1)] as const);
+          await runConcurrent(
+            this.client,
+            'INSERT INTO control_number_allocations (org_id, owner, scope, value, created_at) VALUES (?, ?, ?, ?, toTimestamp(now()))',
+            taken.map(([o, v]) => [organizationId, o, scope, long(v)]),
+          );
+          for (const [o, v] of taken) out.set(o, v);
+          return out;
+        }
+      }
+      throw new TdxError('store_unavailable', `Control number sequence ${scope} is contended; try again.`);
+    });
+  }
 }
+
+/** Largest control number (ISA13 has nine digits); sequences wrap to 1 after it. */
+const CONTROL_NUMBER_MAX = 999_999_999;
 
 // --- feed entries ------------------------------------------------------------------------------
 
@@ -689,6 +759,46 @@ export class CassandraSecretReader implements SecretReader {
       const out: Record<string, string> = {};
       for (const r of rs.rows) out[str(r.get('name'))] = str(r.get('value'));
       return out;
+    });
+  }
+}
+
+// --- sandbox receipts --------------------------------------------------------------------------
+
+/** What the sandbox sinks of an organization received (migrations/0020_records_api.cql). */
+export class CassandraSandboxReceipts implements SandboxReceiptStore {
+  constructor(private readonly client: Client) {}
+
+  record(receipt: SandboxReceipt): Promise<void> {
+    return guardStore('sandbox receipt write', () =>
+      runConcurrent(this.client, 'INSERT INTO proc_sandbox_receipts (org_id, kind, id, received_at) VALUES (?, ?, ?, ?)', [
+        ...[...new Set(receipt.resultIds)].map((id) => [receipt.organizationId, 'result', id, long(receipt.receivedAt)]),
+        ...[...new Set(receipt.artifactIds)].map((id) => [receipt.organizationId, 'artifact', id, long(receipt.receivedAt)]),
+      ]),
+    );
+  }
+
+  receivedResults(organizationId: string, resultIds: readonly string[]): Promise<Set<string>> {
+    return guardStore('sandbox receipts read', async () => {
+      const out = new Set<string>();
+      const unique = [...new Set(resultIds)];
+      if (unique.length === 0) return out;
+      const r = await cassandra.concurrent.executeConcurrent(this.client, "SELECT id FROM proc_sandbox_receipts WHERE org_id = ? AND kind = 'result' AND id = ?", unique.map((id) => [organizationId, id]), {
+        concurrencyLevel: CONCURRENCY,
+        collectResults: true,
+      });
+      for (const rs of r.resultItems) {
+        const row = (rs as cassandra.types.ResultSet).first();
+        if (row) out.add(str(row.get('id')));
+      }
+      return out;
+    });
+  }
+
+  receivedArtifact(organizationId: string, artifactId: string): Promise<boolean> {
+    return guardStore('sandbox receipt read', async () => {
+      const rs = await this.client.execute("SELECT id FROM proc_sandbox_receipts WHERE org_id = ? AND kind = 'artifact' AND id = ?", [organizationId, artifactId], { prepare: true });
+      return rs.rowLength > 0;
     });
   }
 }

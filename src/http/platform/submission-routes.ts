@@ -10,6 +10,15 @@
  * Errors: empty or non-X12 body 400 `invalid_body`; body over the limit 413
  * `payload_too_large`; unknown partner 404; no active inbound flow 422 `no_inbound_flow`;
  * read-only and sandbox keys 403.
+ *
+ * - `POST /platform/partners/:key/documents`: the organization's JSON document for the partner
+ *   (DESIGN §3): `{transactionSetIdentifier, release?, usageIndicator?, document}`. The document
+ *   is stored (the outbound entry result keeps it as its data) and enters the partner's active
+ *   outbound flow, which maps it, validates it against the partner's implementation, writes it
+ *   as EDI and sends it. 202 `{message, traceGuid}`. Errors: unreadable body or a field of the
+ *   wrong type 400 `invalid_body` naming the field; 413 over the limit; unknown partner 404;
+ *   422 `no_outbound_flow` when no active outbound flow handles the set (and release, when
+ *   given); read-only and sandbox keys 403.
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
@@ -20,6 +29,7 @@ import type { ArtifactStore } from '../../domain/processing-ports.ts';
 import { EDI_CONTENT_TYPE, JSON_CONTENT_TYPE, type ArtifactRecord, type Micros } from '../../domain/records.ts';
 import { TdxError, errors } from '../../errors.ts';
 import { artifactId, workId } from '../../nodes/outcomes.ts';
+import { outboundSettingFor } from '../../nodes/mapping/step.ts';
 import type { StageMessage } from '../../wire/stage.v1.ts';
 import { stageTopic } from '../../wire/topics.ts';
 import { requireAccess } from '../middleware/auth.ts';
@@ -96,6 +106,7 @@ function filenameOf(ctx: Context, fallback: string): string {
 
 export function registerSubmissionRoutes(router: Router, deps: SubmissionDeps): void {
   const now = deps.now ?? (() => Date.now() * 1000);
+  registerDocumentRoute(router, deps, now);
 
   router.post('/platform/partners/:key/edi', requireAccess('partner_submission'), async (ctx) => {
     const org = authOf(ctx).organizationId;
@@ -241,4 +252,148 @@ export async function readAll(ctx: Context, max: number): Promise<Buffer> {
     parts.push(c);
   }
   return Buffer.concat(parts, n);
+}
+
+/** What an outbound submission asks for, checked field by field. */
+export interface DocumentSubmission {
+  readonly transactionSetIdentifier: string;
+  readonly release: string | null;
+  readonly usageIndicator: 'P' | 'T' | 'I' | null;
+  readonly document: unknown;
+}
+
+const SUBMISSION_FIELDS = ['transactionSetIdentifier', 'release', 'usageIndicator', 'document'];
+
+/** Reads an outbound submission's JSON text; throws `invalid_body` naming the field at fault. */
+export function readDocumentSubmission(text: string): DocumentSubmission {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new TdxError('invalid_body', `The request body is not valid JSON (${err instanceof Error ? err.message : String(err)}): send {"transactionSetIdentifier": "810", "document": {...}}.`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new TdxError('invalid_body', 'The request body must be a JSON object: {"transactionSetIdentifier", "release"?, "usageIndicator"?, "document"}.');
+  }
+  const body = parsed as Record<string, unknown>;
+  const bad = (field: string, rule: string): TdxError => new TdxError('invalid_body', `Field "${field}" ${rule}.`, { reason: field, details: { field } });
+  for (const k of Object.keys(body)) if (!SUBMISSION_FIELDS.includes(k)) throw bad(k, `is not a field of a document submission (fields: ${SUBMISSION_FIELDS.join(', ')})`);
+  const set = body['transactionSetIdentifier'];
+  if (set === undefined) throw bad('transactionSetIdentifier', 'is required: the transaction set to send, such as "810"');
+  if (typeof set !== 'string' || !/^[0-9]{3}$/.test(set)) throw bad('transactionSetIdentifier', `must be a string of three digits, such as "810" (got ${JSON.stringify(set)})`);
+  const release = body['release'];
+  if (release !== undefined && release !== null && (typeof release !== 'string' || !/^[0-9]{6}[A-Z0-9]*$/.test(release))) {
+    throw bad('release', `must be a release such as "004010" or "005010X222A1" (got ${JSON.stringify(release)})`);
+  }
+  const usage = body['usageIndicator'];
+  if (usage !== undefined && usage !== null && usage !== 'P' && usage !== 'T' && usage !== 'I') throw bad('usageIndicator', `must be "P", "T" or "I" (got ${JSON.stringify(usage)})`);
+  if (!('document' in body) || body['document'] === null) throw bad('document', 'is required: the JSON document to send');
+  const doc = body['document'];
+  const isObject = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isObject(doc) && !(Array.isArray(doc) && doc.length > 0 && doc.every(isObject))) {
+    throw bad('document', `must be a JSON object (or a non-empty array of objects, one transaction set each) (got ${Array.isArray(doc) ? 'an array that is empty or holds a non-object' : typeof doc})`);
+  }
+  return {
+    transactionSetIdentifier: set,
+    release: typeof release === 'string' ? release : null,
+    usageIndicator: usage === 'P' || usage === 'T' || usage === 'I' ? usage : null,
+    document: doc,
+  };
+}
+
+function registerDocumentRoute(router: Router, deps: SubmissionDeps, now: () => Micros): void {
+  router.post('/platform/partners/:key/documents', requireAccess('partner_submission'), async (ctx) => {
+    const org = authOf(ctx).organizationId;
+    const declared = Number(ctx.get('content-length') || '0');
+    if (declared > deps.maxBytes) throw tooLarge(deps.maxBytes);
+    const partner = await partnerOf(deps.store, org, ctx.params['key'] ?? '');
+    const submission = readDocumentSubmission((await readAll(ctx, deps.maxBytes)).toString('utf8'));
+    const setId = submission.transactionSetIdentifier;
+    const what = `${setId}${submission.release ? ` release ${submission.release}` : ''}`;
+    const flow = await currentFlow(deps.store, org, partner, 'outbound');
+    const setting = outboundSettingFor(partner, setId, submission.release, submission.usageIndicator);
+    if (!setting) throw new TdxError('no_outbound_flow', `Partner ${partner.key} has no outbound transaction set setting for ${what}: add one to the partner in the configuration.`);
+    const entry = flow?.nodes[0];
+    if (!flow || !entry) throw new TdxError('no_outbound_flow', `Partner ${partner.key} has no active outbound flow for ${what}: check its connection and envelopes in the configuration (the flow is pending until they exist).`);
+
+    const traceGuid = newId();
+    const at = now();
+    const entryResult = resultId(traceGuid, entry.id, null, 1);
+    const id = artifactId(entryResult, 'submission');
+    const bytes = Buffer.from(JSON.stringify(submission.document), 'utf8');
+    const record: ArtifactRecord = {
+      organizationId: org,
+      id,
+      traceGuid,
+      resultId: entryResult,
+      nodeName: entry.name,
+      usage: 'submission',
+      contentType: JSON_CONTENT_TYPE,
+      filename: `${setId}-submission.json`,
+      size: bytes.length,
+      sha256: '',
+      blobId: id,
+      createdAt: at,
+    };
+    await deps.artifacts.put(record, bytes);
+    const message: StageMessage = {
+      id: workId(traceGuid, entry.id, null, 1),
+      traceGuid,
+      organizationId: org,
+      service: entry.service,
+      flowId: flow.id,
+      flowVersion: flow.versionNumber,
+      nodeId: entry.id,
+      direction: 'outbound',
+      partnerKey: partner.key,
+      transactionId: null,
+      inputResultId: null,
+      artifacts: [{ id, usage: 'submission', contentType: JSON_CONTENT_TYPE, filename: record.filename }],
+      usageIndicator: submission.usageIndicator ?? setting.usageIndicator,
+      resend: false,
+      attempt: 1,
+      createdAt: at,
+      params: { transactionSetIdentifier: setId, release: setting.release },
+    };
+    await deps.producer.produce([{ topic: stageTopic(entry.service), key: traceGuid, value: message }]);
+    ctx.status = 202;
+    ctx.body = { message: `Document accepted for partner ${partner.key} (${setId} release ${setting.release}); it is processed on trace ${traceGuid}.`, traceGuid };
+  });
+
+  const error = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+  documentPath('/platform/partners/{key}/documents', {
+    post: {
+      summary: 'Send the organization\'s JSON document to the partner as EDI (preview)',
+      tags: ['partners'],
+      parameters: [{ name: 'key', in: 'path', required: true, schema: { type: 'string' } }],
+      requestBody: {
+        required: true,
+        content: {
+          [JSON_CONTENT_TYPE]: {
+            schema: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['transactionSetIdentifier', 'document'],
+              properties: {
+                transactionSetIdentifier: { type: 'string', pattern: '^[0-9]{3}$' },
+                release: { type: 'string', pattern: '^[0-9]{6}[A-Z0-9]*$' },
+                usageIndicator: { enum: ['P', 'T', 'I'] },
+                document: { oneOf: [{ type: 'object' }, { type: 'array', minItems: 1, items: { type: 'object' } }] },
+              },
+            },
+          },
+        },
+      },
+      responses: {
+        '202': { description: 'stored and accepted for processing', content: { 'application/json': { schema: { $ref: '#/components/schemas/Accepted' } } } },
+        '400': error('invalid_body: not JSON, or a field missing or of the wrong type (the message and `reason` name it)'),
+        '401': error('unauthorized'),
+        '403': error('forbidden: read-only and sandbox keys'),
+        '404': error('not_found: no partner with this key'),
+        '413': error('payload_too_large'),
+        '422': error('no_outbound_flow: no active outbound flow of the partner handles the set (and release)'),
+        '429': { description: 'rate_limited', headers: { 'Retry-After': { schema: { type: 'integer' } } }, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      },
+    },
+  });
 }

@@ -56,8 +56,10 @@ export function ackInterchange(input: AckInput, date: Date): { text: string; set
   const used = new Set<string>();
   for (const v of [sender.id, receiver.id, sender.qualifier, receiver.qualifier, release]) addChars(used, v);
   for (const s of req.segments) addElementChars(used, s.elements);
-  const env = input.internal;
-  const prefer = env ? { element: env.elementSeparator, component: env.componentSeparator, segment: env.segmentSeparator } : {};
+  // the partner's separators (its external envelope's), else ours: as x12_write writes documents
+  const ext = input.external;
+  const int = input.internal;
+  const prefer = { element: ext?.elementSeparator || int?.elementSeparator, component: ext?.componentSeparator || int?.componentSeparator, segment: ext?.segmentSeparator || int?.segmentSeparator };
   const settings: EnvelopeSettings = {
     sender,
     receiver,

@@ -10,13 +10,13 @@ import type { TransactionSetSetting } from '../../domain/configuration.ts';
 import { perItemNode, type NodeModule } from '../node.ts';
 import type { NodeDeps } from '../ports.ts';
 import type { StepContext } from '../step.ts';
-import { inboundSetting, releaseKey } from '../x12_split/step.ts';
-import { mapInbound, mapOutbound, type MappingInput, type MappingRun } from './step.ts';
+import { inboundSetting } from '../x12_split/step.ts';
+import { envelopesOf } from '../outbound-load.ts';
+import { mapInbound, mapOutbound, outboundSettingFor, type MappingInput, type MappingRun } from './step.ts';
 
 /** The partner's outbound setting for a set (and release, when given). */
 export function outboundSetting(ctx: StepContext, setId: string, release: string | undefined): TransactionSetSetting | null {
-  const list = (ctx.partner?.transactionSetSettings ?? []).filter((s) => s.direction === 'outbound' && s.transactionSetIdentifier === setId && (release === undefined || release === '' || releaseKey(s.release) === releaseKey(release)));
-  return list[0] ?? null;
+  return ctx.partner ? outboundSettingFor(ctx.partner, setId, release, ctx.message.usageIndicator) : null;
 }
 
 export function mappingNode(deps: NodeDeps): NodeModule {
@@ -56,7 +56,8 @@ export function mappingNode(deps: NodeDeps): NodeModule {
       }
     }
     const carried = m.artifacts.filter((a) => a.usage !== 'submission');
-    const input: MappingInput = { setting, mapping, run, received, carried };
+    const unwritten = m.direction === 'outbound' && run && !run.ok ? { setting, ...(await envelopesOf(deps, ctx)) } : undefined;
+    const input: MappingInput = { setting, mapping, run, received, carried, ...(unwritten ? { unwritten } : {}) };
     return m.direction === 'inbound' ? mapInbound(ctx, input) : mapOutbound(ctx, input);
   });
   return module;

@@ -5,10 +5,11 @@
  * translation goes on; `validation`: the output goes on as produced) and a `mapping_failed`
  * warning. Outbound: a failed mapping is an error result, and nothing is sent.
  */
-import type { TransactionSetSetting } from '../../domain/configuration.ts';
+import type { PartnerRecord, TransactionSetSetting } from '../../domain/configuration.ts';
 import { JSON_CONTENT_TYPE, type ArtifactPointer, type ArtifactRecord, type ResultDetail, type WarningRecord } from '../../domain/records.ts';
 import { artifactId, failure, next, result, stepResultId } from '../outcomes.ts';
 import { effects, type Effects, type StepContext } from '../step.ts';
+import { unwrittenFailure, type Unwritten } from '../outbound.ts';
 
 /** What running the mapping gave (the adapter runs it in a worker thread). */
 export type MappingRun =
@@ -24,9 +25,23 @@ export interface MappingInput {
   readonly received: ArtifactPointer;
   /** Pointers the result repeats (the input document, the translation). */
   readonly carried: readonly ArtifactPointer[];
+  /** Outbound: the setting and envelopes, for the transaction of a document that fails here. */
+  readonly unwritten?: Unwritten;
 }
 
 const encoder = new TextEncoder();
+
+/**
+ * The partner's outbound setting for a set: same set, and same release when one is given
+ * (compared on GS08's first six characters unless the given release is longer); among several,
+ * the one with the given usage indicator, else the first.
+ */
+export function outboundSettingFor(partner: PartnerRecord, setId: string, release?: string | null, usage?: string | null): TransactionSetSetting | null {
+  const rel = (release ?? '').trim();
+  const same = (r: string): boolean => (rel.length > 6 ? r.trim() === rel : r.trim().slice(0, 6) === rel);
+  const candidates = partner.transactionSetSettings.filter((s) => s.direction === 'outbound' && s.transactionSetIdentifier === setId && (rel === '' || same(s.release)));
+  return candidates.find((s) => s.usageIndicator === usage) ?? candidates[0] ?? null;
+}
 
 /** One sentence naming the expression's fault, led by line and column when known. */
 export function expressionFault(run: Extract<MappingRun, { ok: false }>): string {
@@ -111,14 +126,11 @@ export function mapOutbound(ctx: StepContext, input: MappingInput): Effects {
   const rid = stepResultId(ctx, null);
   if (input.mapping && input.run && !input.run.ok) {
     const fault = expressionFault(input.run);
-    return failure(ctx, {
-      transactionId: null,
-      message: `Mapping ${input.mapping.name} (version ${input.mapping.versionNumber}) failed on the submitted document: ${fault}`,
-      errors: [fault],
-      direction: 'outbound',
-      at: ctx.now,
-      detail: { transformations: ['partner_endpoint', 'mapping'] },
-    });
+    const message = `Mapping ${input.mapping.name} (version ${input.mapping.versionNumber}) failed on the submitted document: ${fault}`;
+    const detail: ResultDetail = { transformations: ['partner_endpoint', 'mapping'] };
+    // the document's transaction is recorded (status error, reference null): nothing was written
+    if (input.unwritten) return unwrittenFailure(ctx, input.unwritten, [{ index: 0, message, errors: [fault] }], detail);
+    return failure(ctx, { transactionId: null, message, errors: [fault], direction: 'outbound', at: ctx.now, detail });
   }
   const e = effects();
   let output: ArtifactPointer = input.received;

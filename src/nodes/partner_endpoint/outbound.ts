@@ -18,6 +18,7 @@ export function receiveOutbound(ctx: StepContext, stored: boolean): Effects {
   if (m.usageIndicator !== null) detail.usageIndicator = m.usageIndicator;
   const e = effects();
   e.results.push(result(ctx, { id: rid, transactionId: null, status: 'success', direction: 'outbound', createdAt: ctx.now, detail, payload: { artifactId: submission.id, format: 'json' } }));
-  e.emit.push(...next(ctx, { transactionId: null, inputResultId: rid, artifacts: [submission], createdAt: ctx.now + 1, params: { ...m.params } }));
+  // the entry result is every outbound transaction's `input` role (the submitted JSON is its data)
+  e.emit.push(...next(ctx, { transactionId: null, inputResultId: rid, artifacts: [submission], createdAt: ctx.now + 1, params: { ...m.params, entryResultId: rid } }));
   return e;
 }

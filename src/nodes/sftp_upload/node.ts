@@ -3,8 +3,9 @@
  * uploads through the SftpUploader (atomic: the partner never sees a half file) and hands the
  * outcome to the step.
  */
-import { failure } from '../outcomes.ts';
 import { perItemNode, type NodeModule } from '../node.ts';
+import { deliveryFailure, trackedOf } from '../outbound.ts';
+import { watchAcknowledgments } from '../deadlines.ts';
 import type { NodeDeps } from '../ports.ts';
 import { uploadFilename, uploaded } from './step.ts';
 
@@ -18,18 +19,18 @@ export function sftpUploadNode(deps: NodeDeps): NodeModule {
       const document = m.artifacts[0];
       const connectionId = ctx.node?.config['connectionId'];
       const connection = typeof connectionId === 'string' ? await deps.config.connection(org, connectionId) : null;
-      if (!document) return failure(ctx, { transactionId: m.transactionId, message: 'No document reached the upload step.', direction: 'outbound', at: ctx.now });
+      if (!document) return deliveryFailure(ctx, 'No document reached the upload step.', {}, []);
       if (!connection || connection.kind !== 'sftp' || !connection.host) {
-        return failure(ctx, { transactionId: m.transactionId, message: `The SFTP connection of this flow (${typeof connectionId === 'string' ? connectionId : 'none'}) no longer exists; nothing was uploaded.`, direction: 'outbound', at: ctx.now, artifacts: [document] });
+        return deliveryFailure(ctx, `The SFTP connection of this flow (${typeof connectionId === 'string' ? connectionId : 'none'}) no longer exists; nothing was uploaded.`, {}, [document]);
       }
       const record = await deps.stores.artifacts.get(org, document.id);
       const filename = uploadFilename(ctx, document);
       const directory = connection.outboundDirectory ?? '.';
       const attempt = Number(m.params['deliveryAttempt'] ?? '1') || 1;
       if (!record) {
-        return failure(ctx, { transactionId: m.transactionId, message: `The document ${document.filename ?? document.id} is no longer stored; nothing was uploaded.`, direction: 'outbound', at: ctx.now, artifacts: [document] });
+        return deliveryFailure(ctx, `The document ${document.filename ?? document.id} is no longer stored; nothing was uploaded.`, {}, [document]);
       }
-      if (!deps.sftp) return failure(ctx, { transactionId: m.transactionId, message: 'SFTP uploads are not available in this process.', direction: 'outbound', at: ctx.now });
+      if (!deps.sftp) return deliveryFailure(ctx, 'SFTP uploads are not available in this process.', {}, [document]);
       const secrets = await deps.config.secrets(org, 'connection', connection.id);
       const bytes = await deps.stores.artifacts.read(record);
       const outcome = await deps.sftp.upload(
@@ -45,8 +46,9 @@ export function sftpUploadNode(deps: NodeDeps): NodeModule {
         filename,
         bytes,
       );
-      const isAck = m.params['purpose'] === 'acknowledgment';
-      return uploaded(ctx, { document, filename, directory, host: connection.host, attempt, outcome, tracksAcknowledgment: !isAck && (ctx.partner?.trackAcknowledgments ?? false) });
+      const tracked = trackedOf(ctx);
+      if (outcome.ok) await watchAcknowledgments(deps, ctx, tracked);
+      return uploaded(ctx, { document, filename, directory, host: connection.host, attempt, outcome, tracksAcknowledgment: tracked });
     },
     { concurrency: 8 },
   );

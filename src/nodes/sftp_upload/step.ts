@@ -1,15 +1,16 @@
 /**
  * sftp_upload, the pure part: the outcome of uploading a document (an outbound business
- * document or an acknowledgment) into the partner connection's outbound directory. Success:
- * the transaction is delivered (`deliveredAt` from the outbound success feed entry),
- * `acknowledgmentStatus` becomes `unacknowledged` when the partner tracks acknowledgments, and
- * the partner's outbound webhook is notified. A passing failure is tried again later through
- * the delay topics; after the last attempt, or at once for a failure that cannot pass, the
- * result is an error.
+ * document, the sets of one interchange, or an acknowledgment) into the partner connection's
+ * outbound directory. Success: each transaction is delivered (`deliveredOutbound` in
+ * ../outbound.ts: `deliveredAt` from the outbound success feed entry, `acknowledgmentStatus`
+ * `unacknowledged` when tracked, the partner's outbound webhook notified). A passing failure is
+ * tried again later through the delay topics; after the last attempt, or at once for a failure
+ * that cannot pass, each transaction gets an error result.
  */
-import type { ArtifactPointer, ResultDetail, TransactionUpdate } from '../../domain/records.ts';
+import type { ArtifactPointer } from '../../domain/records.ts';
 import { isoMicros } from '../../domain/records.ts';
-import { failure, feedRequest, log, notification, result, stepResultId } from '../outcomes.ts';
+import { log } from '../outcomes.ts';
+import { deliveredOutbound, deliveryFailure } from '../outbound.ts';
 import { effects, type Effects, type StepContext } from '../step.ts';
 
 /** Attempts of one upload in all. */
@@ -35,14 +36,12 @@ export interface UploadFacts {
   readonly host: string;
   readonly attempt: number;
   readonly outcome: { readonly ok: true } | { readonly ok: false; readonly retryable: boolean; readonly message: string };
-  /** The partner tracks acknowledgments and the document is a business document (not a 997/999). */
+  /** The document is a business document whose 997 is tracked (never a 997/999 we sent). */
   readonly tracksAcknowledgment: boolean;
 }
 
 export function uploaded(ctx: StepContext, f: UploadFacts): Effects {
   const m = ctx.message;
-  const txId = m.transactionId;
-  const rid = stepResultId(ctx, txId);
   const sftp: Record<string, string> = { filename: f.filename, directory: f.directory, host: f.host };
   if (!f.outcome.ok) {
     if (f.outcome.retryable && f.attempt < UPLOAD_MAX_ATTEMPTS) {
@@ -58,35 +57,7 @@ export function uploaded(ctx: StepContext, f: UploadFacts): Effects {
       return e;
     }
     const tried = f.outcome.retryable ? ` after ${f.attempt} attempts` : '';
-    return failure(ctx, {
-      transactionId: txId,
-      message: `Upload of ${f.filename} to ${f.host}:${f.directory} failed${tried}: ${f.outcome.message}`,
-      direction: 'outbound',
-      at: ctx.now,
-      detail: { sftp },
-      artifacts: [f.document],
-    });
+    return deliveryFailure(ctx, `Upload of ${f.filename} to ${f.host}:${f.directory} failed${tried}: ${f.outcome.message}`, { sftp }, [f.document]);
   }
-  const e = effects();
-  const detail: ResultDetail = { sftp: { ...sftp, uploadedAt: isoMicros(ctx.now) }, transformations: [m.params['purpose'] === 'acknowledgment' ? 'ack_generate' : 'x12_write', 'sftp_upload'] };
-  const r = result(ctx, { id: rid, transactionId: txId, status: 'success', direction: 'outbound', createdAt: ctx.now, detail, artifacts: [f.document], payload: null });
-  e.results.push(r);
-  if (txId) {
-    const u: TransactionUpdate = {
-      organizationId: m.organizationId,
-      id: txId,
-      traceGuid: m.traceGuid,
-      completed: true,
-      deliveryNodeId: m.nodeId,
-      deliveryResultId: rid,
-      deliveryInputResultId: m.inputResultId,
-      ...(f.tracksAcknowledgment && !m.resend ? { acknowledgmentStatus: 'unacknowledged' as const } : {}),
-    };
-    e.updates.push(u);
-  }
-  const fr = feedRequest(r, 'outbound', { setsDeliveredAt: true });
-  if (fr) e.feed.push(fr);
-  const n = notification(ctx, ctx.partner, 'outbound', 'outbound_delivered', r);
-  if (n) e.emit.push(n);
-  return e;
+  return deliveredOutbound(ctx, { document: f.document, detail: { sftp: { ...sftp, uploadedAt: isoMicros(ctx.now) } }, keepsPayload: false, tracked: f.tracksAcknowledgment });
 }

@@ -9,7 +9,7 @@ import { TdxError, isTdxError } from '../../errors.ts';
 import type { EnvelopeRecord } from '../../domain/configuration.ts';
 import type { InterchangeKey } from '../../domain/processing-ports.ts';
 import { JSON_CONTENT_TYPE, type ArtifactPointer, type ArtifactRecord, type WarningRecord } from '../../domain/records.ts';
-import { readX12Stream, structuralWarning, type GroupHeader, type InterchangeHeader, type StructuralFinding } from '../../x12/index.ts';
+import { readAcknowledgment, readX12Stream, structuralWarning, type AckRead, type GroupHeader, type InterchangeHeader, type StructuralFinding } from '../../x12/index.ts';
 import { provenDefinitions, referenceOf, releaseOf, resolveImplementation, segmentNotes, translateAndValidateJson, translateSetJson, type Implementation } from '../../x12/impl/index.ts';
 import { contextOf, type BatchContext, type NodeModule, type WorkItem } from '../node.ts';
 import type { NodeDeps } from '../ports.ts';
@@ -32,6 +32,8 @@ import {
   type AckSetEntry,
   type SetInput,
 } from './step.ts';
+import { canonicalControl, reconcileAck, type SentSet } from './reconcile.ts';
+import { partyKey } from '../x12_write/step.ts';
 
 const encoder = new TextEncoder();
 /** Rows and messages gathered before they are written. */
@@ -218,6 +220,21 @@ async function split(ctx: StepContext, deps: NodeDeps, batch: BatchContext): Pro
         }
         for (const w of t.warnings) warnings.push(w);
         const ref = referenceOf(set);
+        let acknowledges: string | null = null;
+        const ack = isAcknowledgment(set.transactionSetIdentifier) ? readAcknowledgment(set) : null;
+        if (ack) {
+          const reconciled = reconcileAck(ctx, {
+            ack,
+            sent: await sentSets(deps, org, external, ic, ack),
+            ackTransactionId: txId,
+            ackResultId: stepResultId(ctx, txId),
+            input,
+            nodeName: ctx.node?.name ?? 'Split interchange',
+            at: createdAt,
+          });
+          acknowledges = reconciled.acknowledges;
+          await add(reconciled.effects);
+        }
         const setInput: SetInput = {
           set,
           ordinal,
@@ -231,6 +248,7 @@ async function split(ctx: StepContext, deps: NodeDeps, batch: BatchContext): Pro
           reference: ref === null ? null : ref.trimEnd() || null,
           input,
           inputNodeName,
+          acknowledges,
         };
         group.acks.push({ transactionId: txId, set: ackStub(set), findings: ev.findings, segmentErrors: segmentErrorsOf(segmentNotes(t.findings)) });
         if (group.first === null && group.acks.length === 1) group.first = setInput;
@@ -262,4 +280,34 @@ async function split(ctx: StepContext, deps: NodeDeps, batch: BatchContext): Pro
     throw new TdxError('internal_error', 'The X12 reader yielded nothing for a non-empty input.');
   }
   await flush();
+}
+
+/**
+ * The sets we sent under each group a received acknowledgment answers: by our interchange
+ * sender (the acknowledgment's receiver) and the partner's receiver id (its external
+ * envelope's, and the acknowledgment's sender when that differs), with their transactions.
+ */
+async function sentSets(deps: NodeDeps, org: string, external: EnvelopeRecord | null, ic: InterchangeHeader, ack: AckRead): Promise<Map<string, SentSet[]>> {
+  const sender = partyKey(ic.receiver.qualifier, ic.receiver.id);
+  const receivers = [...new Set([...(external && external.interchangeExtid.trim() !== '' ? [partyKey(external.interchangeExtidQualifier, external.interchangeExtid)] : []), partyKey(ic.sender.qualifier, ic.sender.id)])];
+  const out = new Map<string, SentSet[]>();
+  for (const g of ack.groups) {
+    const groupControlNumber = canonicalControl(g.groupControlNumber);
+    if (out.has(groupControlNumber)) continue;
+    const seen = new Set<string>();
+    const found: { setControlNumber: string; transactionId: string; tracked: boolean }[] = [];
+    for (const receiver of receivers) {
+      for (const s of await deps.stores.transactions.outboundSets({ organizationId: org, sender, receiver, groupControlNumber })) {
+        if (seen.has(s.transactionId)) continue;
+        seen.add(s.transactionId);
+        found.push(s);
+      }
+    }
+    const txs = await Promise.all(found.map((s) => deps.stores.transactions.get(org, s.transactionId)));
+    out.set(
+      groupControlNumber,
+      found.map((s, i) => ({ setControlNumber: s.setControlNumber, tracked: s.tracked, transaction: txs[i] ?? null })),
+    );
+  }
+  return out;
 }

@@ -151,6 +151,8 @@ export interface SetInput {
   readonly input: ArtifactPointer;
   /** Name of the input node (the input artifact's producer). */
   readonly inputNodeName: string;
+  /** A received 997/999: the first outbound document it answers (reconcile.ts). */
+  readonly acknowledges?: string | null;
 }
 
 export interface SetOutcome {
@@ -202,7 +204,7 @@ export function recordSet(ctx: StepContext, input: SetInput): SetOutcome {
     warningCount: input.warnings.length,
     acknowledgmentStatus: null,
     acknowledgedBy: null,
-    acknowledges: null,
+    acknowledges: input.acknowledges ?? null,
     resendCount: 0,
     lastResentAt: null,
     roles: m.inputResultId ? { input: { resultId: m.inputResultId, nodeName: input.inputNodeName, artifact: input.input } } : {},

@@ -27,6 +27,8 @@ export interface Pipeline {
   /** Resources of the test's own reads (Cassandra stores, ClickHouse). */
   readonly reader: Resources;
   submitEdi(partnerKey: string, body: string | Buffer, contentType?: string): Promise<{ status: number; body: Record<string, unknown> }>;
+  /** `POST /platform/partners/:key/documents` with a JSON body (an object is serialized). */
+  submitDocument(partnerKey: string, body: unknown, key?: string): Promise<{ status: number; body: Record<string, unknown> }>;
   api(path: string, init?: RequestInit): Promise<{ status: number; body: Record<string, unknown>; text: string; headers: Headers }>;
   transactions(traceGuid: string): Promise<StoredTransaction[]>;
   results(traceGuid: string): Promise<ResultRecord[]>;
@@ -40,6 +42,8 @@ export interface PipelineOptions {
   readonly roles?: string;
   readonly env?: Record<string, string>;
   readonly parts?: ServiceParts;
+  /** Runs after the migrations, before the service starts (topic layout, extra records). */
+  readonly beforeStart?: (iso: Isolated) => Promise<void>;
 }
 
 export async function startPipeline(doc: ConfigDocument, opts: PipelineOptions = {}): Promise<Pipeline> {
@@ -53,6 +57,7 @@ export async function startPipeline(doc: ConfigDocument, opts: PipelineOptions =
   const org = (await createOrganization(orgs, 'Pipeline test')).id;
   await applyConfig(orgs, admin, org, doc, x12ImplementationEngine, { author: 'test' });
   const { key } = await createApiKey(orgs, org, 'standard', 'test');
+  if (opts.beforeStart) await opts.beforeStart(iso);
   let printed = '';
   const out = { write: (t: string) => (printed += t) };
   const stop = await startService(iso.config, logger, parseRoles(opts.roles ?? 'all'), out, opts.parts);
@@ -79,6 +84,14 @@ export async function startPipeline(doc: ConfigDocument, opts: PipelineOptions =
     reader,
     submitEdi: async (partnerKey, body, contentType = 'application/edi-x12') => {
       const r = await api(`/platform/partners/${encodeURIComponent(partnerKey)}/edi`, { method: 'POST', body: typeof body === 'string' ? body : new Uint8Array(body), headers: { 'content-type': contentType } });
+      return { status: r.status, body: r.body };
+    },
+    submitDocument: async (partnerKey, body, withKey) => {
+      const r = await api(`/platform/partners/${encodeURIComponent(partnerKey)}/documents`, {
+        method: 'POST',
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+        headers: { 'content-type': 'application/json', ...(withKey ? { authorization: `Key ${withKey}` } : {}) },
+      });
       return { status: r.status, body: r.body };
     },
     api,

@@ -1,0 +1,182 @@
+/**
+ * The Cassandra stores behind outbound documents, on a keyspace of their own: control numbers
+ * taken in blocks (consecutive, remembered per owner, wrapping after 999999999, unique when two
+ * clients take at once), transaction writes ordered by their step clocks (a later 997 wins
+ * whatever order the two answers are applied in; a re-recorded transaction never resets what
+ * later steps wrote), outbound sets with their tracking flag, and the sandbox receipt, deadline
+ * and lease stores.
+ */
+import cassandra from 'cassandra-driver';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runMigrate } from '../../../src/cli/commands/migrate.ts';
+import { createCassandraClient } from '../../../src/adapters/cassandra/client.ts';
+import { CassandraControlNumbers, CassandraSandboxReceipts, CassandraTransactionStore } from '../../../src/adapters/cassandra/processing-store.ts';
+import { CassandraAcknowledgmentDeadlines, CassandraSchedulerLeases } from '../../../src/adapters/cassandra/outbound-store.ts';
+import type { StoredTransaction } from '../../../src/domain/records.ts';
+import { createLogger } from '../../../src/logger.ts';
+import { captureIo, isolatedConfig } from '../helpers/isolated-config.ts';
+
+const iso = isolatedConfig();
+const logger = createLogger({ ...iso.config, logLevel: 'silent' });
+let client: cassandra.Client;
+let other: cassandra.Client;
+
+beforeAll(async () => {
+  await runMigrate(iso.config, logger, captureIo().io, ['cassandra']);
+  client = createCassandraClient(iso.config, logger);
+  other = createCassandraClient(iso.config, logger);
+  await Promise.all([client.connect(), other.connect()]);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([client?.shutdown(), other?.shutdown()]);
+  await iso.cleanup();
+});
+
+describe('control numbers in blocks', () => {
+  it('are consecutive in owner order, and an owner gets its number again', async () => {
+    const numbers = new CassandraControlNumbers(client);
+    const first = await numbers.takeMany('org', 'scope-a', ['a', 'b', 'c']);
+    expect([...first.entries()]).toEqual([
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+    ]);
+    const again = await numbers.takeMany('org', 'scope-a', ['d', 'b', 'e']);
+    expect([again.get('d'), again.get('b'), again.get('e')]).toEqual([4, 2, 5]);
+    expect(await numbers.take('org', 'scope-a', 'f')).toBe(6);
+    expect(await numbers.take('org', 'scope-a', 'c')).toBe(3);
+  });
+
+  it('wrap from 999999999 to 1', async () => {
+    await client.execute('INSERT INTO control_numbers (org_id, scope, value) VALUES (?, ?, ?)', ['org', 'scope-wrap', cassandra.types.Long.fromNumber(999_999_998)], { prepare: true });
+    const taken = await new CassandraControlNumbers(client).takeMany('org', 'scope-wrap', ['x', 'y', 'z']);
+    expect([taken.get('x'), taken.get('y'), taken.get('z')]).toEqual([999_999_999, 1, 2]);
+  });
+
+  it('stay unique when two clients take blocks of one sequence at once', async () => {
+    const a = new CassandraControlNumbers(client);
+    const b = new CassandraControlNumbers(other);
+    const blocks = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).takeMany('org', 'scope-race', Array.from({ length: 5 }, (_, k) => `o${i}-${k}`))));
+    const all = blocks.flatMap((m) => [...m.values()]).sort((x, y) => x - y);
+    expect(all).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+  });
+});
+
+function tx(id: string, createdAt: number): StoredTransaction {
+  return {
+    id,
+    organizationId: 'org',
+    traceGuid: `trace-${id}`,
+    direction: 'outbound',
+    usageIndicator: 'P',
+    partnerKey: 'P',
+    transactionSetIdentifier: '810',
+    release: '004010',
+    reference: null,
+    senderQualifier: 'ZZ',
+    senderExtid: 'US',
+    receiverQualifier: 'ZZ',
+    receiverExtid: 'PARTNER',
+    interchangeControlNumber: '000000001',
+    groupControlNumber: '1',
+    transactionSetControlNumber: '0001',
+    duplicateOf: null,
+    flowId: null,
+    flowVersion: null,
+    flowName: null,
+    createdAt,
+    failed: false,
+    failedNodeName: null,
+    completed: false,
+    deliveredAt: null,
+    warningCount: 0,
+    acknowledgmentStatus: null,
+    acknowledgedBy: null,
+    acknowledges: null,
+    resendCount: 0,
+    lastResentAt: null,
+    roles: {},
+    deliveryNodeId: null,
+    deliveryResultId: null,
+    deliveryInputResultId: null,
+    updatedAt: createdAt,
+  };
+}
+
+describe('transaction writes ordered by step clocks', () => {
+  it('the answer with the later clock wins whatever order the answers are applied in', async () => {
+    const store = new CassandraTransactionStore(client);
+    const t0 = (Date.now() - 60_000) * 1000;
+    await store.record([tx('t1', t0)]);
+    // the 997 taken up later is applied first; the upload's unacknowledged and an earlier 997 come after
+    await store.update([{ organizationId: 'org', id: 't1', traceGuid: 'trace-t1', acknowledgmentStatus: 'rejected', acknowledgedBy: 'ack-2', at: t0 + 3000 }]);
+    await store.update([{ organizationId: 'org', id: 't1', traceGuid: 'trace-t1', acknowledgmentStatus: 'unacknowledged', at: t0 + 1000 }]);
+    await store.update([{ organizationId: 'org', id: 't1', traceGuid: 'trace-t1', acknowledgmentStatus: 'accepted', acknowledgedBy: 'ack-1', at: t0 + 2000 }]);
+    const got = (await store.get('org', 't1'))!;
+    expect([got.acknowledgmentStatus, got.acknowledgedBy]).toEqual(['rejected', 'ack-2']);
+    expect(got.updatedAt).toBeGreaterThan(t0 + 3000);
+  });
+
+  it('a transaction recorded again (a step re-run) keeps what later steps wrote', async () => {
+    const store = new CassandraTransactionStore(client);
+    const t0 = (Date.now() - 60_000) * 1000;
+    await store.record([tx('t2', t0)]);
+    await store.update([{ organizationId: 'org', id: 't2', traceGuid: 'trace-t2', completed: true, deliveredAt: t0 + 5 }]);
+    await store.record([tx('t2', t0)]);
+    const got = (await store.get('org', 't2'))!;
+    expect([got.completed, got.deliveredAt]).toEqual([true, t0 + 5]);
+  });
+
+  it('outbound sets keep their tracking flag', async () => {
+    const store = new CassandraTransactionStore(client);
+    const key = { organizationId: 'org', sender: 'ZZ:US', receiver: 'ZZ:PARTNER', groupControlNumber: '7' };
+    await store.outboundSet(key, '0001', 'a', 1, true);
+    await store.outboundSet(key, '0002', 'b', 2);
+    expect(await store.outboundSets(key)).toEqual([
+      { setControlNumber: '0001', transactionId: 'a', tracked: true },
+      { setControlNumber: '0002', transactionId: 'b', tracked: false },
+    ]);
+  });
+});
+
+describe('sandbox, deadline and lease stores', () => {
+  it('sandbox receipts: recorded results and artifacts are received, others are not', async () => {
+    const s = new CassandraSandboxReceipts(client);
+    await s.record({ organizationId: 'org', resultIds: ['r1', 'r2'], artifactIds: ['a1'], receivedAt: 1 });
+    expect(await s.receivedResults('org', ['r1', 'r2', 'r3'])).toEqual(new Set(['r1', 'r2']));
+    expect(await s.receivedResults('other', ['r1'])).toEqual(new Set());
+    expect([await s.receivedArtifact('org', 'a1'), await s.receivedArtifact('org', 'r1')]).toEqual([true, false]);
+  });
+
+  it('deadlines: read in due order over hours, forgotten once done', async () => {
+    const s = new CassandraAcknowledgmentDeadlines(client);
+    const hour = 3_600_000_000;
+    const at = 1_800_000_000 * 1_000_000;
+    const d = (id: string, dueAt: number) => ({ organizationId: 'org', transactionId: id, traceGuid: `trace-${id}`, partnerKey: 'P', dueAt });
+    await s.watch([d('late', at + 2 * hour + 5), d('early', at + 1), d('middle', at + hour + 3)]);
+    expect((await s.due(at, at + 3 * hour)).map((x) => x.transactionId)).toEqual(['early', 'middle', 'late']);
+    expect((await s.due(at, at + hour + 3)).map((x) => x.transactionId)).toEqual(['early']);
+    await s.done(d('middle', at + hour + 3));
+    expect((await s.due(at, at + 3 * hour)).map((x) => x.transactionId)).toEqual(['early', 'late']);
+  });
+
+  it('leases: one holder at a time, renewable, released; positions kept', async () => {
+    const l = new CassandraSchedulerLeases(client);
+    expect(await l.hold('job', 'a', 30)).toBe(true);
+    expect(await l.hold('job', 'b', 30)).toBe(false);
+    expect(await l.hold('job', 'a', 30)).toBe(true);
+    await l.release('job', 'a');
+    expect(await l.hold('job', 'b', 30)).toBe(true);
+    expect(await l.position('job')).toBeNull();
+    await l.setPosition('job', 42);
+    expect(await l.position('job')).toBe(42);
+  });
+
+  it('leases: a lease not renewed lapses', async () => {
+    const l = new CassandraSchedulerLeases(client);
+    expect(await l.hold('short', 'a', 1)).toBe(true);
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(await l.hold('short', 'b', 30)).toBe(true);
+  });
+});
