@@ -355,7 +355,7 @@ function registerDocumentRoute(router: Router, deps: SubmissionDeps, now: () => 
       createdAt: at,
       params: { transactionSetIdentifier: setId, release: setting.release },
     };
-    await deps.producer.produce([{ topic: stageTopic(entry.service), key: traceGuid, value: message }]);
+    await withTimeout(deps.producer.produce([{ topic: stageTopic(entry.service), key: traceGuid, value: message }]), PRODUCE_TIMEOUT_MS);
     ctx.status = 202;
     ctx.body = { message: `Document accepted for partner ${partner.key} (${setId} release ${setting.release}); it is processed on trace ${traceGuid}.`, traceGuid };
   });

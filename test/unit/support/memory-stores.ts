@@ -11,6 +11,7 @@ import type {
   FeedStore,
   InterchangeKey,
   InterchangeSighting,
+  OutboundSetEntry,
   OutboundSetKey,
   ResultStore,
   TraceError,
@@ -87,7 +88,7 @@ export class MemoryTransactions implements TransactionStore {
   readonly rows = new Map<string, StoredTransaction>();
   readonly errors = new Map<string, TraceError[]>();
   readonly seen = new Map<string, InterchangeSighting[]>();
-  readonly outbound = new Map<string, { setControlNumber: string; transactionId: string }[]>();
+  readonly outbound = new Map<string, OutboundSetEntry[]>();
   async record(transactions: readonly StoredTransaction[]): Promise<void> {
     for (const t of transactions) this.rows.set(`${t.organizationId}|${t.id}`, t);
   }
@@ -96,7 +97,7 @@ export class MemoryTransactions implements TransactionStore {
       const k = `${u.organizationId}|${u.id}`;
       const t = this.rows.get(k);
       if (!t) continue;
-      const { roles, organizationId: _o, id: _i, traceGuid: _t, ...rest } = u;
+      const { roles, organizationId: _o, id: _i, traceGuid: _t, at: _at, ...rest } = u;
       this.rows.set(k, { ...t, ...rest, roles: { ...t.roles, ...(roles ?? {}) } });
     }
   }
@@ -123,11 +124,11 @@ export class MemoryTransactions implements TransactionStore {
   async sightings(key: InterchangeKey): Promise<InterchangeSighting[]> {
     return [...(this.seen.get(this.key(key)) ?? [])].sort((a, b) => a.createdAt - b.createdAt);
   }
-  async outboundSet(key: OutboundSetKey, setControlNumber: string, transactionId: string, _createdAt: Micros): Promise<void> {
+  async outboundSet(key: OutboundSetKey, setControlNumber: string, transactionId: string, _createdAt: Micros, tracked = false): Promise<void> {
     const k = [key.organizationId, key.sender, key.receiver, key.groupControlNumber].join('|');
-    this.outbound.set(k, [...(this.outbound.get(k) ?? []), { setControlNumber, transactionId }]);
+    this.outbound.set(k, [...(this.outbound.get(k) ?? []).filter((x) => x.transactionId !== transactionId), { setControlNumber, transactionId, tracked }]);
   }
-  async outboundSets(key: OutboundSetKey): Promise<{ setControlNumber: string; transactionId: string }[]> {
+  async outboundSets(key: OutboundSetKey): Promise<OutboundSetEntry[]> {
     return this.outbound.get([key.organizationId, key.sender, key.receiver, key.groupControlNumber].join('|')) ?? [];
   }
   all(): StoredTransaction[] {
@@ -147,6 +148,11 @@ export class MemoryControlNumbers implements ControlNumberStore {
     this.counters.set(k, v);
     this.taken.set(own, v);
     return v;
+  }
+  async takeMany(organizationId: string, scope: string, owners: readonly string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const o of owners) out.set(o, await this.take(organizationId, scope, o));
+    return out;
   }
 }
 
