@@ -32,6 +32,7 @@ import { as2ReceiveNode } from './nodes/as2_receive/node.ts';
 import { x12WriteNode } from './nodes/x12_write/node.ts';
 import { sandboxSinkNode } from './nodes/sandbox_sink/node.ts';
 import { ackOverdueJob } from './roles/jobs/ack-overdue.ts';
+import { replayJob } from './roles/jobs/replay.ts';
 
 export interface ServiceParts {
   /** Router factories mounted by the api role. */
@@ -77,17 +78,20 @@ const node =
 async function platformRouters(r: Resources): Promise<ReturnType<typeof platformRouterOverCassandra>['router'][]> {
   const deps = await nodeDeps(r);
   const submissions = { artifacts: deps.stores.artifacts, producer: deps.emitter, maxBytes: r.config.api.maxSubmissionBytes };
-  return [platformRouterOverCassandra(r.config, r.logger, await r.cassandra(), { submissions }).router];
+  const replays = { artifacts: deps.stores.artifacts, results: deps.stores.results, transactions: deps.stores.transactions, config: deps.config, producer: deps.emitter };
+  return [platformRouterOverCassandra(r.config, r.logger, await r.cassandra(), { submissions, replays }).router];
 }
 
 /** Reports delivered documents whose 997 is overdue (partner `acknowledgmentDeadlineMinutes`). */
+const replay: SchedulerJobFactory = async (r) => replayJob(r, await nodeDeps(r), (await r.stores()).replays);
+
 const ackOverdue: SchedulerJobFactory = async (r) =>
   ackOverdueJob(await nodeDeps(r), { intervalMs: r.config.acknowledgments.overdueCheckIntervalMs, leases: (await r.stores()).leases, logger: r.logger });
 
 /** What this build provides. */
 export const defaultParts: ServiceParts = {
   routers: [platformRouters],
-  schedulerJobs: [ackOverdue],
+  schedulerJobs: [ackOverdue, replay],
   nodes: {
     partner_endpoint: node(partnerEndpointNode),
     sftp_fetch: node(sftpFetchNode),

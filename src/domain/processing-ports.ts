@@ -81,6 +81,11 @@ export interface TransactionStore {
   /** Partial updates; each writes only the fields it gives. */
   update(updates: readonly TransactionUpdate[]): Promise<void>;
   get(organizationId: string, id: string): Promise<StoredTransaction | null>;
+  /**
+   * Counts a replay command on a transaction (`resendCount` is the number of distinct commands,
+   * so a command consumed twice counts once) and sets `lastResentAt`.
+   */
+  addResend(organizationId: string, id: string, commandId: string, at: Micros): Promise<void>;
   /** Every transaction of a trace (ids with their set and state). */
   byTrace(organizationId: string, traceGuid: string): Promise<StoredTransaction[]>;
   /** Records a failure on a trace. */

@@ -7,7 +7,7 @@
  * object, one per element when it is an array (the sets of one functional group). The ids are
  * deterministic from the trace and the set's position, so every step names the same rows.
  */
-import { deterministicId } from '../domain/ids.ts';
+import { deterministicId, feedEntryId } from '../domain/ids.ts';
 import type { EnvelopeRecord, TransactionSetSetting } from '../domain/configuration.ts';
 import type { ArtifactPointer, Micros, ResultDetail, StoredTransaction, TransactionUpdate } from '../domain/records.ts';
 import { failure, feedRequest, notification, result, stepResultId } from './outcomes.ts';
@@ -185,7 +185,10 @@ export function deliveredOutbound(ctx: StepContext, d: OutboundDelivery): Effect
       if (d.tracked && !m.resend) e.updates.push({ organizationId: m.organizationId, id: txId, traceGuid: m.traceGuid, acknowledgmentStatus: 'unacknowledged', at: ctx.now });
     }
     const fr = feedRequest(r, 'outbound', { setsDeliveredAt: true });
-    if (fr) e.feed.push(fr);
+    // A resent business document republishes its first delivery's entry, which the feed
+    // collapses (no new entry); a resent 997 has an entry of its own.
+    const collapse = m.resend ? m.params['collapseFeedInto'] : undefined;
+    if (fr) e.feed.push(collapse ? { ...fr, id: feedEntryId(collapse), resultId: collapse } : fr);
     const n = notification(scoped, ctx.partner, 'outbound', 'outbound_delivered', r);
     if (n) e.emit.push(n);
   }

@@ -10,6 +10,8 @@
  *     traceGuid      string
  *     requestedBy    string | null    ; API key id
  *     requestedAt    timestamp-micros
+ *     attempt        int >= 2         ; the run it starts on the trace (the first delivery was 1);
+ *                                     ; the replay's result ids derive from it
  *   }
  */
 import { defineCodec, nullableString, oneOf, timestampMicros, type Codec, type WriterTypes } from './codec.ts';
@@ -24,6 +26,7 @@ export interface ReplayCommand {
   readonly traceGuid: string;
   readonly requestedBy: string | null;
   readonly requestedAt: number;
+  readonly attempt: number;
 }
 
 export const schema = {
@@ -39,10 +42,11 @@ export const schema = {
     { name: 'traceGuid', type: 'string' },
     { name: 'requestedBy', type: nullableString, default: null },
     { name: 'requestedAt', type: timestampMicros },
+    { name: 'attempt', type: 'int', default: 2 },
   ],
 } as const;
 
-export const codec: Codec<ReplayCommand> = defineCodec<ReplayCommand>('replay-command.v1', schema, (m) => oneOf('kind', m.kind, REPLAY_KINDS));
+export const codec: Codec<ReplayCommand> = defineCodec<ReplayCommand>('replay-command.v1', schema, (m) => oneOf('kind', m.kind, REPLAY_KINDS) ?? (m.attempt >= 2 ? undefined : `attempt ${m.attempt} is below 2`));
 
 export const encode = (m: ReplayCommand, schemaId: number): Buffer => codec.encode(m, schemaId);
 export const decode = (buf: Uint8Array, writers?: WriterTypes): ReplayCommand => codec.decode(buf, writers);

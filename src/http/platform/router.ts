@@ -14,6 +14,7 @@ import { CursorCodec } from '../middleware/cursor.ts';
 import { rateLimit } from '../middleware/rate-limit.ts';
 import { registerConfigRoutes } from './config-routes.ts';
 import { registerSubmissionRoutes, type SubmissionDeps } from './submission-routes.ts';
+import { registerReplayRoutes, type ReplayRouteDeps } from './replay-routes.ts';
 import { openApiDocument } from './openapi.ts';
 
 export interface PlatformDeps {
@@ -25,6 +26,8 @@ export interface PlatformDeps {
   readonly logger: Logger;
   /** Document submission (partner endpoints); absent in processes that only read configuration. */
   readonly submissions?: Omit<SubmissionDeps, 'store'>;
+  /** Resend and redeliver; absent in processes that only read configuration. */
+  readonly replays?: Omit<ReplayRouteDeps, 'replayRateLimit'>;
 }
 
 export interface PlatformRouter {
@@ -41,11 +44,9 @@ export function createPlatformRouter(deps: PlatformDeps): PlatformRouter {
   router.get('/platform/openapi.json', requireAccess('documentation'), (ctx) => {
     ctx.body = openApiDocument(deps.api.publicUrl);
   });
+  const replayRateLimit = rateLimit({ store: deps.rateLimits, scope: 'replay', perMinute: deps.api.replayRateLimitPerMinute });
   if (deps.submissions) registerSubmissionRoutes(router, { ...deps.submissions, store: deps.configStore });
+  if (deps.replays) registerReplayRoutes(router, { ...deps.replays, replayRateLimit });
   registerConfigRoutes(router, { store: deps.configStore, engine: deps.engine, cursors });
-  return {
-    router,
-    cursors,
-    replayRateLimit: rateLimit({ store: deps.rateLimits, scope: 'replay', perMinute: deps.api.replayRateLimitPerMinute }),
-  };
+  return { router, cursors, replayRateLimit };
 }

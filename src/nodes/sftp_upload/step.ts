@@ -25,7 +25,8 @@ export function uploadFilename(ctx: StepContext, pointer: ArtifactPointer): stri
   const m = ctx.message;
   const set = m.params['transactionSetIdentifier'] ?? 'edi';
   const icn = m.params['interchangeControlNumber'] ?? '';
-  const suffix = m.resend ? `_r${m.attempt}` : '';
+  // A resent 997 goes out under a fresh name (contract); a resent document is the same file again.
+  const suffix = m.resend && m.params['purpose'] === 'acknowledgment' ? `_r${m.attempt}` : '';
   return `${set}_${icn || (pointer.filename ?? pointer.id).replace(/\.[^.]*$/, '')}${suffix}.edi`.replace(/[^A-Za-z0-9._-]/g, '_');
 }
 

@@ -104,6 +104,15 @@ export class MemoryTransactions implements TransactionStore {
   async get(organizationId: string, id: string): Promise<StoredTransaction | null> {
     return this.rows.get(`${organizationId}|${id}`) ?? null;
   }
+  readonly resends = new Map<string, Set<string>>();
+  async addResend(organizationId: string, id: string, commandId: string, at: Micros): Promise<void> {
+    const k = `${organizationId}|${id}`;
+    const set = this.resends.get(k) ?? new Set<string>();
+    set.add(commandId);
+    this.resends.set(k, set);
+    const t = this.rows.get(k);
+    if (t) this.rows.set(k, { ...t, resendCount: set.size, lastResentAt: at });
+  }
   async byTrace(organizationId: string, traceGuid: string): Promise<StoredTransaction[]> {
     return [...this.rows.values()].filter((t) => t.organizationId === organizationId && t.traceGuid === traceGuid).sort((a, b) => a.createdAt - b.createdAt);
   }

@@ -1,0 +1,92 @@
+/**
+ * `POST /platform/edi_transactions/:id/resend` and `/redeliver` (contract: Endpoints, Errors:
+ * Resend and Redeliver, Events, Limits). The API checks the replay with the same plan the
+ * background consumer uses (src/domain/replay.ts), answers 422 with the contract's code when it
+ * cannot run, and otherwise puts a command on `commands.replay`, counts the attempt on the
+ * transaction at once (`resendCount`, `lastResentAt`) and answers 202: started, not landed.
+ *
+ * Standard keys only (read-only and sandbox keys: 403); 10 a minute per key for the two
+ * together, besides the 240 a minute of every endpoint; an unknown id, or another
+ * organization's, answers 404.
+ */
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { isWellFormedId, newId } from '../../domain/ids.ts';
+import type { TransactionStore } from '../../domain/processing-ports.ts';
+import { planReplay, type ReplayKind } from '../../domain/replay.ts';
+import { errors } from '../../errors.ts';
+import { replayFacts, type ReplayLoadDeps } from '../../nodes/replay.ts';
+import { TOPICS } from '../../wire/topics.ts';
+import type { ReplayCommand } from '../../wire/replay-command.v1.ts';
+import type { TransactionChange } from '../../wire/transaction-change.v1.ts';
+import { requireAccess } from '../middleware/auth.ts';
+import { authOf } from '../middleware/state.ts';
+import { documentPath } from './openapi.ts';
+import { withTimeout, type WorkProducer } from './submission-routes.ts';
+
+export interface ReplayRouteDeps extends ReplayLoadDeps {
+  readonly transactions: Pick<TransactionStore, 'get' | 'addResend'>;
+  readonly producer: WorkProducer;
+  /** The 10/minute resend-and-redeliver budget. */
+  readonly replayRateLimit: Middleware;
+  readonly now?: () => number;
+}
+
+const PRODUCE_TIMEOUT_MS = 10_000;
+
+export function registerReplayRoutes(router: Router, deps: ReplayRouteDeps): void {
+  const now = deps.now ?? (() => Date.now() * 1000);
+  const route = (kind: ReplayKind): Middleware => async (ctx) => {
+    const auth = authOf(ctx);
+    const id = (ctx['params'] as Record<string, string | undefined>)['id'] ?? '';
+    const t = isWellFormedId(id) ? await deps.transactions.get(auth.organizationId, id) : null;
+    if (!t) throw errors.notFound('edi_transaction', `No EDI transaction with id "${id}".`);
+    const plan = planReplay(await replayFacts(deps, kind, t));
+    if (plan instanceof Error) throw plan;
+    const at = now();
+    const command: ReplayCommand = {
+      id: newId(Math.floor(at / 1000)),
+      organizationId: auth.organizationId,
+      kind,
+      transactionId: t.id,
+      traceGuid: t.traceGuid,
+      requestedBy: auth.keyId,
+      requestedAt: at,
+      attempt: t.resendCount + 2,
+    };
+    await withTimeout(deps.producer.produce([{ topic: TOPICS.replay, key: t.traceGuid, value: command }]), PRODUCE_TIMEOUT_MS);
+    // the count moves at once: it counts attempts, not confirmed deliveries
+    await deps.transactions.addResend(auth.organizationId, t.id, command.id, at);
+    const change: TransactionChange = { id: t.id, organizationId: auth.organizationId, traceGuid: t.traceGuid, changedAt: at };
+    await withTimeout(deps.producer.produce([{ topic: TOPICS.transactions, key: t.traceGuid, value: change }]), PRODUCE_TIMEOUT_MS);
+    ctx.status = 202;
+    ctx.body = {
+      message: kind === 'resend' ? `Resend of transaction ${t.id} started; it goes out in the background on trace ${t.traceGuid}.` : `Redelivery of transaction ${t.id} started; it is delivered in the background on trace ${t.traceGuid}.`,
+      ediTransactionId: t.id,
+      traceGuid: t.traceGuid,
+    };
+  };
+  router.post('/platform/edi_transactions/:id/resend', requireAccess('replay'), deps.replayRateLimit, route('resend'));
+  router.post('/platform/edi_transactions/:id/redeliver', requireAccess('replay'), deps.replayRateLimit, route('redeliver'));
+
+  const err = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+  const operation = (kind: ReplayKind, codes: string) => ({
+    post: {
+      summary: kind === 'resend' ? 'Resend an outbound document byte for byte, on its original trace' : 'Redeliver an inbound document through its delivery node, on its original trace',
+      tags: ['transactions'],
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+      responses: {
+        '202': { description: 'started, not landed', content: { 'application/json': { schema: { $ref: '#/components/schemas/ReplayAccepted' } } } },
+        '401': err('unauthorized'),
+        '403': err('forbidden: read-only and sandbox keys'),
+        '404': err('not_found: no such transaction in the organization'),
+        '422': err(codes),
+        '429': { ...err('rate_limited: more than 10 resends and redeliveries a minute on the key (or the 240 a minute budget)'), headers: { 'Retry-After': { schema: { type: 'integer' } } } },
+      },
+    },
+  });
+  documentPath('/platform/edi_transactions/{id}/resend', operation('resend', 'not_outbound, document_not_generated, content_unavailable, delivery_node_missing, not_flow_delivered, delivery_target_missing'), {
+    ReplayAccepted: { type: 'object', properties: { message: { type: 'string' }, ediTransactionId: { type: 'string' }, traceGuid: { type: 'string' } }, required: ['message', 'ediTransactionId', 'traceGuid'] },
+  });
+  documentPath('/platform/edi_transactions/{id}/redeliver', operation('redeliver', 'not_inbound, content_unavailable, delivery_node_missing, delivery_target_missing, delivery_not_reached, poll_delivery'));
+}
