@@ -16,6 +16,7 @@ import { CassandraConfigReadStore } from './adapters/cassandra/config-store.ts';
 import { WireEmitter } from './adapters/kafka/emitter.ts';
 import { SftpClient } from './adapters/sftp/index.ts';
 import { ClientSftpUploader } from './adapters/sftp/uploader.ts';
+import { sendWebhook } from './adapters/webhook/index.ts';
 import { createMappingEngine } from './adapters/mapping/worker-pool.ts';
 import { CachedConfigView } from './nodes/config-view.ts';
 import type { NodeDeps } from './nodes/ports.ts';
@@ -29,6 +30,7 @@ import { ackGenerateNode } from './nodes/ack_generate/node.ts';
 import { sftpUploadNode } from './nodes/sftp_upload/node.ts';
 import { sftpFetchNode } from './nodes/sftp_fetch/node.ts';
 import { as2ReceiveNode } from './nodes/as2_receive/node.ts';
+import { webhookNode } from './nodes/webhook/node.ts';
 
 export interface ServiceParts {
   /** Router factories mounted by the api role. */
@@ -51,6 +53,7 @@ export function nodeDeps(resources: Resources): Promise<NodeDeps> {
       const mappings = resources.own('mapping-engine', () => createMappingEngine(resources.config.mapping), (e) => e.close());
       return {
         sftp: new ClientSftpUploader(sftp),
+        webhooks: { send: (call) => sendWebhook(call) },
         mappings,
         stores,
         config: new CachedConfigView(new CassandraConfigReadStore(cassandra), stores.secrets),
@@ -90,6 +93,7 @@ export const defaultParts: ServiceParts = {
     feed: node(feedNode),
     ack_generate: node(ackGenerateNode),
     sftp_upload: node(sftpUploadNode),
+    webhook: node(webhookNode),
   },
 };
 

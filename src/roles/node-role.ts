@@ -39,12 +39,11 @@ export function nodeRole(service: NodeService, resources: Resources, factory: No
           group: `node.${service}`,
           topics: [stageTopic(service)],
           partitionsConcurrently: PARTITIONS_CONCURRENTLY,
-          handleBatch: async (messages, { logger, heartbeat }) => {
-            await mod.handle(
+          handleBatch: (messages, { logger, heartbeat }) =>
+            mod.handle(
               messages.map((m) => ({ message: m.value })),
               { logger, heartbeat },
-            );
-          },
+            ),
           onGiveUp: (messages, err, attempts) =>
             mod.giveUp(
               messages.map((m) => ({ message: m.value })),
