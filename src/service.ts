@@ -31,6 +31,10 @@ import { sftpUploadNode } from './nodes/sftp_upload/node.ts';
 import { sftpFetchNode } from './nodes/sftp_fetch/node.ts';
 import { as2ReceiveNode } from './nodes/as2_receive/node.ts';
 import { webhookNode } from './nodes/webhook/node.ts';
+import { SftpPoller } from './nodes/sftp_fetch/poller.ts';
+import { CassandraSftpPollStore } from './adapters/cassandra/sftp-poll-store.ts';
+import { sftpPollJob } from './roles/sftp-poll-job.ts';
+import { hostname } from 'node:os';
 
 export interface ServiceParts {
   /** Router factories mounted by the api role. */
@@ -80,6 +84,28 @@ async function platformRouters(r: Resources): Promise<ReturnType<typeof platform
   return [platformRouterOverCassandra(r.config, r.logger, await r.cassandra(), { submissions }).router];
 }
 
+/** The SFTP poller of this process (scheduler role), over the node dependencies and the shared SFTP client. */
+export async function sftpPoller(resources: Resources): Promise<SftpPoller> {
+  const deps = await nodeDeps(resources);
+  const inbox = resources.own('sftp-client', () => SftpClient.fromConfig(resources.config, resources.logger), (c) => c.close());
+  const c = resources.config.sftp;
+  return new SftpPoller(
+    { store: new CassandraSftpPollStore(await resources.cassandra()), inbox, config: deps.config, stores: deps.stores, emitter: deps.emitter, logger: resources.logger.child({ role: 'scheduler', job: 'sftp-poll' }), wallClock: deps.wallClock },
+    {
+      owner: `${hostname()}:${process.pid}`,
+      unitMs: c.pollUnitMs,
+      leaseMs: c.pollLeaseMs,
+      stabilityIntervalMs: c.stabilityIntervalMs,
+      maxFilesPerPoll: c.pollMaxFiles,
+      concurrency: c.pollConcurrency,
+      ...(c.fetchPause ? { pauseAt: c.fetchPause } : {}),
+    },
+  );
+}
+
+/** The scheduler's SFTP polling duty. */
+const sftpPolling: SchedulerJobFactory = async (r) => sftpPollJob(await sftpPoller(r), r.config.sftp.pollTickMs, r.logger.child({ role: 'scheduler', job: 'sftp-poll' }));
+
 /** What this build provides. */
 export const defaultParts: ServiceParts = {
   routers: [platformRouters],
@@ -95,6 +121,7 @@ export const defaultParts: ServiceParts = {
     sftp_upload: node(sftpUploadNode),
     webhook: node(webhookNode),
   },
+  schedulerJobs: [sftpPolling],
 };
 
 export function buildRoles(resources: Resources, roleNames: readonly RoleName[], out: TextOut, parts: ServiceParts = defaultParts): Role[] {

@@ -37,8 +37,8 @@ export interface SettledFiles {
  * seen only in the later listing has not been seen still yet. Entries that are not regular
  * files are ignored, and so are files that vanished.
  */
-export function settledFiles(earlier: readonly Pick<SftpEntry, 'name' | 'size' | 'mtime' | 'isFile'>[], later: readonly SftpEntry[]): SettledFiles {
-  const before = new Map(earlier.filter((e) => e.isFile).map((e) => [e.name, e]));
+export function settledFiles(earlier: readonly (Pick<SftpEntry, 'name' | 'size' | 'mtime'> & { readonly isFile?: boolean })[], later: readonly SftpEntry[]): SettledFiles {
+  const before = new Map(earlier.filter((e) => e.isFile !== false).map((e) => [e.name, e]));
   const ready: SftpEntry[] = [];
   const changing: SftpEntry[] = [];
   for (const e of later) {
