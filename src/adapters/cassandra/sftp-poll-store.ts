@@ -16,8 +16,8 @@ interface Row {
 
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : typeof v === 'number' ? v : Number((v as { toString(): string }).toString()));
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : num(v));
-const str = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
-const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+const str = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'string' ? v : (v as { toString(): string }).toString());
+const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : str(v));
 const long = (v: number): cassandra.types.Long => cassandra.types.Long.fromNumber(v);
 const longOrNull = (v: number | null): cassandra.types.Long | null => (v === null ? null : long(v));
 
