@@ -72,6 +72,8 @@ function partner(key: string, conn: string, over: Partial<PartnerDoc> = {}): Par
     deliveryMethod: 'polling',
     connection: conn,
     frequency: 1,
+    // 997s only where the connection has an outbound directory
+    generateAcknowledgments: false,
     envelopes: { internal: 'us', external: 'them' },
     transactionSets: [{ transactionSetIdentifier: '850', release: '004010', direction: 'inbound', usageIndicator: 'P', implementation: 'po-850' }],
     ...over,
