@@ -47,7 +47,7 @@ function controlled() {
     e.results.push(result(ctx, { id: `result-${id}`, transactionId: null, status: 'success', direction: 'outbound', createdAt: ctx.now }));
     return e;
   };
-  return { handler, calls, finish: (id: string) => gate(id).resolve() };
+  return { handler, calls, finish: (id: string) => gate(id).resolve(undefined) };
 }
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
