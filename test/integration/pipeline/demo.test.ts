@@ -8,6 +8,7 @@
  * shortened minute (TDX_SFTP_POLL_UNIT_MS).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,12 +105,13 @@ afterAll(async () => {
   await sftp((c) => rm(c, base)).catch(() => undefined);
 });
 
-const acmeEdi = interchange({ control: 9001, sender: { qualifier: 'ZZ', id: 'ACMEEDI' }, receiver: { qualifier: 'ZZ', id: 'DEMOCORP' }, groups: [{ sets: [po850('PO-DEMO-1', 2)] }] });
+/** The example the README has newcomers drop into ACME's outbox. */
+const acmeEdi = readFileSync(posix.join(root, 'deploy/demo/acme-850.edi'), 'utf8');
 const globexEdi = interchange({ control: 9002, sender: { qualifier: '01', id: '0123456789' }, receiver: { qualifier: 'ZZ', id: 'DEMOCORP' }, groups: [{ sets: [po850('PO-DEMO-2')] }] });
 
 describe('the demo organization', () => {
-  it('ACME: a file in acme/outbox is mapped, delivered to the development receiver (verified), and answered with a 997 in acme/inbox', async () => {
-    await drop(posix.join(base, 'acme/outbox'), 'PO-DEMO-1.edi', acmeEdi);
+  it('ACME: the README\'s example in acme/outbox is mapped, delivered to the development receiver (verified), and answered with a 997 in acme/inbox', async () => {
+    await drop(posix.join(base, 'acme/outbox'), 'acme-850.edi', acmeEdi);
     const line = await eventually(() => lines().find((l) => l.path === '/edi/inbound'), 60_000, 'the receiver to print the delivery');
     expect(line).toMatchObject({ verified: true, partnerKey: 'ACME', transactionSetIdentifier: '850' });
     const trace = line.traceGuid!;
@@ -126,7 +128,15 @@ describe('the demo organization', () => {
     const output = delivery.detail.artifacts!.find((a) => a.usage === 'output')!;
     const stores = await p.reader.stores();
     const doc = JSON.parse((await stores.artifacts.read((await stores.artifacts.get(p.org, output.id))!)).toString('utf8')) as Record<string, unknown>;
-    expect(doc).toMatchObject({ orderNumber: 'PO-DEMO-1', lines: [{ sku: 'SKU-1', quantity: 10 }, { sku: 'SKU-2', quantity: 10 }] });
+    expect(doc).toEqual({
+      orderNumber: 'PO-1001',
+      orderDate: '2026-03-01',
+      buyer: { name: 'Acme Corporation', id: 'ACME01' },
+      lines: [
+        { sku: 'WIDGET-1', quantity: 10, unitPrice: 2.5, uom: 'EA' },
+        { sku: 'GADGET-7', quantity: 4, unitPrice: 12, uom: 'CA' },
+      ],
+    });
     expect(line.resultId).toBe(delivery.detail.incomingResultId ?? results.find((r) => r.service === 'validation')!.id);
     await eventually(async () => ((await list(posix.join(base, 'acme/inbox'))).some((f) => f.startsWith('997_')) ? true : undefined), 30_000, 'the 997 in acme/inbox');
     expect(await list(posix.join(base, 'acme/outbox'))).toEqual([]);
