@@ -121,10 +121,11 @@ describe('webhook delivery', () => {
     expect(new Set(calls.map((c) => c.headers['webhook-timestamp'])).size).toBe(3);
     const [d1, d2] = gaps(calls);
     console.log(`retry gaps after 503: ${d1} ms, ${d2} ms`);
+    // about 1 and 2 s (the forwarder's own latency on a loaded machine on top)
     expect(d1).toBeGreaterThanOrEqual(1000);
-    expect(d1).toBeLessThan(1900);
+    expect(d1).toBeLessThan(2000);
     expect(d2).toBeGreaterThanOrEqual(2000);
-    expect(d2).toBeLessThan(2900);
+    expect(d2).toBeLessThan(3000);
     const delivered = await deliveryResult(trace);
     expect((await p.results(trace)).filter((r) => r.service === 'webhook')).toHaveLength(1);
     expect(delivered.detail.webhook).toEqual({ url: `${rx.url}${path('FLAKY')}`, statusCode: 200 });
@@ -163,7 +164,7 @@ describe('webhook delivery', () => {
     const g = gaps(calls);
     [1000, 2000, 4000, 8000, 16000].forEach((want, i) => {
       expect(g[i]).toBeGreaterThanOrEqual(want);
-      expect(g[i]).toBeLessThan(want + 1500);
+      expect(g[i]).toBeLessThan(want + 2000);
     });
     const failed = await deliveryResult(trace);
     expect(failed.detail.webhook).toEqual({ url: `${rx.url}${path('DOWN')}`, statusCode: 500, contentType: 'text/plain', attempts: 6, willRetry: false, maxAttempts: 6 });

@@ -99,6 +99,12 @@ describe('webhook step: what is sent', () => {
     expect(messageIdOf(third, 'wh-in')).toBe(messageIdOf(first, 'wh-in'));
     expect(attemptOf(third.message)).toBe(3);
     expect(attemptOf(first.message)).toBe(1);
+    // a redelivery re-runs the node on the same input result: the same webhook-id, the same body resultId
+    const redelivery = ctx(message({ id: 'item-redelivered', attempt: 2, resend: true }));
+    expect(messageIdOf(redelivery, 'wh-in')).toBe(messageIdOf(first, 'wh-in'));
+    expect(JSON.parse(deliveryBody(redelivery, { text: '{}', contentType: 'application/json' }))).toMatchObject({ resultId: 'validation-result' });
+    // another webhook never shares it
+    expect(messageIdOf(first, 'wh-other')).not.toBe(messageIdOf(first, 'wh-in'));
   });
 });
 
