@@ -95,6 +95,21 @@ export interface Config {
     readonly maxSessions: number;
     /** Gap between the two listings that tell whether a file is still being written. @default 2000 */
     readonly stabilityIntervalMs: number;
+    /** How often the scheduler looks for connections due for a poll. @default 10000 */
+    readonly pollTickMs: number;
+    /** Length of one unit of a flow's `frequency` (a minute; tests and demos shorten it). @default 60000 */
+    readonly pollUnitMs: number;
+    /** Lease time of one poll of one connection, renewed while the poll runs. @default 60000 */
+    readonly pollLeaseMs: number;
+    /** Most files one poll hands over; the rest wait for the next poll. @default 500 */
+    readonly pollMaxFiles: number;
+    /** Connections one scheduler replica polls at once. @default 4 */
+    readonly pollConcurrency: number;
+    /**
+     * Crash tests only: `claimed:<ms>` or `produced:<ms>` stops each new file's hand-over that
+     * long after it was stored and claimed, or after its work item was produced. @default undefined
+     */
+    readonly fetchPause: { readonly phase: 'claimed' | 'produced'; readonly ms: number } | undefined;
   };
   /** Mapping workers (docs/mappings.md). */
   readonly mapping: {
@@ -182,6 +197,18 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** `TDX_SFTP_FETCH_PAUSE`: `<claimed|produced>:<ms>`, for crash tests. */
+function fetchPauseOf(r: Reader): Config['sftp']['fetchPause'] {
+  const v = r.optional('TDX_SFTP_FETCH_PAUSE');
+  if (v === undefined) return undefined;
+  const m = /^(claimed|produced):(\d{1,7})$/.exec(v);
+  if (!m) {
+    r.problems.push(`TDX_SFTP_FETCH_PAUSE: "<claimed|produced>:<milliseconds>", got "${v}"`);
+    return undefined;
+  }
+  return { phase: m[1] as 'claimed' | 'produced', ms: Number(m[2]) };
+}
+
 /** Parses and validates the environment once. Throws `config_invalid` listing every bad field. */
 export function loadConfig(env: Env = process.env): Config {
   const r = new Reader(env);
@@ -243,6 +270,12 @@ export function loadConfig(env: Env = process.env): Config {
       sessionIdleMs: r.int('TDX_SFTP_SESSION_IDLE_MS', 60_000, 0, 3_600_000),
       maxSessions: r.int('TDX_SFTP_MAX_SESSIONS', 16, 1, 10_000),
       stabilityIntervalMs: r.int('TDX_SFTP_STABILITY_INTERVAL_MS', 2_000, 0, 600_000),
+      pollTickMs: r.int('TDX_SFTP_POLL_TICK_MS', 10_000, 100, 3_600_000),
+      pollUnitMs: r.int('TDX_SFTP_POLL_UNIT_MS', 60_000, 100, 3_600_000),
+      pollLeaseMs: r.int('TDX_SFTP_POLL_LEASE_MS', 60_000, 1_000, 3_600_000),
+      pollMaxFiles: r.int('TDX_SFTP_POLL_MAX_FILES', 500, 1, 1_000_000),
+      pollConcurrency: r.int('TDX_SFTP_POLL_CONCURRENCY', 4, 1, 1_000),
+      fetchPause: fetchPauseOf(r),
     },
     mapping: {
       workers: r.int('TDX_MAPPING_WORKERS', 2, 1, 32),

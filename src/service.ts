@@ -16,6 +16,7 @@ import { CassandraConfigReadStore } from './adapters/cassandra/config-store.ts';
 import { WireEmitter } from './adapters/kafka/emitter.ts';
 import { SftpClient } from './adapters/sftp/index.ts';
 import { ClientSftpUploader } from './adapters/sftp/uploader.ts';
+import { sendWebhook } from './adapters/webhook/index.ts';
 import { createMappingEngine } from './adapters/mapping/worker-pool.ts';
 import { CachedConfigView } from './nodes/config-view.ts';
 import type { NodeDeps } from './nodes/ports.ts';
@@ -33,6 +34,11 @@ import { x12WriteNode } from './nodes/x12_write/node.ts';
 import { sandboxSinkNode } from './nodes/sandbox_sink/node.ts';
 import { ackOverdueJob } from './roles/jobs/ack-overdue.ts';
 import { replayJob } from './roles/jobs/replay.ts';
+import { webhookNode } from './nodes/webhook/node.ts';
+import { SftpPoller } from './nodes/sftp_fetch/poller.ts';
+import { CassandraSftpPollStore } from './adapters/cassandra/sftp-poll-store.ts';
+import { sftpPollJob } from './roles/sftp-poll-job.ts';
+import { hostname } from 'node:os';
 
 export interface ServiceParts {
   /** Router factories mounted by the api role. */
@@ -55,6 +61,7 @@ export function nodeDeps(resources: Resources): Promise<NodeDeps> {
       const mappings = resources.own('mapping-engine', () => createMappingEngine(resources.config.mapping), (e) => e.close());
       return {
         sftp: new ClientSftpUploader(sftp),
+        webhooks: { send: (call) => sendWebhook(call) },
         mappings,
         stores,
         config: new CachedConfigView(new CassandraConfigReadStore(cassandra), stores.secrets),
@@ -87,11 +94,31 @@ const replay: SchedulerJobFactory = async (r) => replayJob(r, await nodeDeps(r),
 
 const ackOverdue: SchedulerJobFactory = async (r) =>
   ackOverdueJob(await nodeDeps(r), { intervalMs: r.config.acknowledgments.overdueCheckIntervalMs, leases: (await r.stores()).leases, logger: r.logger });
+/** The SFTP poller of this process (scheduler role), over the node dependencies and the shared SFTP client. */
+export async function sftpPoller(resources: Resources): Promise<SftpPoller> {
+  const deps = await nodeDeps(resources);
+  const inbox = resources.own('sftp-client', () => SftpClient.fromConfig(resources.config, resources.logger), (c) => c.close());
+  const c = resources.config.sftp;
+  return new SftpPoller(
+    { store: new CassandraSftpPollStore(await resources.cassandra()), inbox, config: deps.config, stores: deps.stores, emitter: deps.emitter, logger: resources.logger.child({ role: 'scheduler', job: 'sftp-poll' }), wallClock: deps.wallClock },
+    {
+      owner: `${hostname()}:${process.pid}`,
+      unitMs: c.pollUnitMs,
+      leaseMs: c.pollLeaseMs,
+      stabilityIntervalMs: c.stabilityIntervalMs,
+      maxFilesPerPoll: c.pollMaxFiles,
+      concurrency: c.pollConcurrency,
+      ...(c.fetchPause ? { pauseAt: c.fetchPause } : {}),
+    },
+  );
+}
+
+/** The scheduler's SFTP polling duty. */
+const sftpPolling: SchedulerJobFactory = async (r) => sftpPollJob(await sftpPoller(r), r.config.sftp.pollTickMs, r.logger.child({ role: 'scheduler', job: 'sftp-poll' }));
 
 /** What this build provides. */
 export const defaultParts: ServiceParts = {
   routers: [platformRouters],
-  schedulerJobs: [ackOverdue, replay],
   nodes: {
     partner_endpoint: node(partnerEndpointNode),
     sftp_fetch: node(sftpFetchNode),
@@ -104,7 +131,9 @@ export const defaultParts: ServiceParts = {
     sftp_upload: node(sftpUploadNode),
     x12_write: node(x12WriteNode),
     sandbox_sink: node(sandboxSinkNode),
+    webhook: node(webhookNode),
   },
+  schedulerJobs: [sftpPolling, ackOverdue, replay],
 };
 
 export function buildRoles(resources: Resources, roleNames: readonly RoleName[], out: TextOut, parts: ServiceParts = defaultParts): Role[] {

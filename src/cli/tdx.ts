@@ -38,6 +38,10 @@ const commands: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 'X12 tools: tdx x12 parse|validate|ack|write FILE',
     load: async () => (await import('./commands/x12.ts')).x12Command,
   },
+  sftp: {
+    summary: 'the SFTP poller: tdx sftp status [--org ORG] [--json] | tdx sftp poll --org ORG [--connection NAME]',
+    load: async () => (await import('./commands/sftp.ts')).sftpCommand,
+  },
   dev: {
     summary: 'local tools: tdx dev webhook-receiver [--port 9901] [--secret whsec_...] [--json]',
     load: async () => (await import('./commands/dev.ts')).devCommand,

@@ -34,6 +34,7 @@ export function exportDocument(state: OrgConfigState): ConfigDocument {
         username: opt(c.username),
         inboundDirectory: opt(c.inboundDirectory),
         outboundDirectory: opt(c.outboundDirectory),
+        archiveDirectory: opt(c.archiveDirectory ?? null),
         tags: tagsOpt(c.tags),
         as2: c.as2 ? as2DocOf(c.as2) : undefined,
       }),

@@ -181,6 +181,7 @@ export function planApply(doc: ConfigDocument, current: OrgConfigState, ctx: Pla
       username: d.username ?? null,
       inboundDirectory: d.inboundDirectory ?? null,
       outboundDirectory: d.outboundDirectory ?? null,
+      ...(d.archiveDirectory ? { archiveDirectory: d.archiveDirectory } : {}),
       tags: d.tags ?? [],
       as2,
       provisioned,

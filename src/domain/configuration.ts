@@ -95,6 +95,11 @@ export interface ConnectionRecord extends Stamped {
   readonly username: string | null;
   readonly inboundDirectory: string | null;
   readonly outboundDirectory: string | null;
+  /**
+   * SFTP: where fetched files are moved (relative to the login folder unless absolute); when
+   * absent or null they are removed from the inbound directory once handed over.
+   */
+  readonly archiveDirectory?: string | null;
   readonly tags: readonly string[];
   readonly as2: As2Settings | null;
   /** True once the connection can carry traffic (credentials present, AS2 set up). */
@@ -283,6 +288,8 @@ export interface ConnectionDoc {
   sandboxToken?: string;
   inboundDirectory?: string;
   outboundDirectory?: string;
+  /** SFTP: move fetched files here instead of removing them. */
+  archiveDirectory?: string;
   tags?: string[];
   /** AS2: our certificate (PEM), read from `as2.certificateFile` or given inline. Stored as a secret. */
   certificate?: string;

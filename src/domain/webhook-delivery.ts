@@ -59,3 +59,14 @@ export function parseRetryAfter(value: string | undefined, now: Date): number | 
   }
   return ms <= WEBHOOK_MAX_RETRY_AFTER_MS ? ms : undefined;
 }
+
+/**
+ * What one webhook call came to. `retryable`: 500, 502, 503, 504, 429, a timeout, a refused or
+ * reset connection (with the receiver's `Retry-After` when it asked for at most 60 s); `final`:
+ * any other answer, or a call that cannot be made. `statusCode` is absent when nothing
+ * answered; the answer's body is never part of it.
+ */
+export type WebhookAttempt =
+  | { readonly kind: 'delivered'; readonly statusCode: number; readonly contentType?: string }
+  | { readonly kind: 'retryable'; readonly statusCode?: number; readonly contentType?: string; readonly retryAfterMs?: number; readonly reason: string }
+  | { readonly kind: 'final'; readonly statusCode?: number; readonly contentType?: string; readonly reason: string };

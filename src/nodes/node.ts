@@ -24,11 +24,24 @@ export interface BatchContext {
   readonly heartbeat: () => Promise<void>;
 }
 
+/**
+ * A batch handed back only in part: the first `processed` items are done (their offsets may be
+ * passed), the rest come back with a later fetch, not before `pauseUntil` (ms; 0 or a past time:
+ * at once).
+ */
+export interface HandleOutcome {
+  readonly processed: number;
+  readonly pauseUntil: number;
+}
+
 /** A node service as its role runs it. */
 export interface NodeModule {
   readonly service: NodeService;
-  /** Handles one batch of work items (of one partition); resolves once every effect is written and produced. */
-  handle(items: readonly WorkItem[], batch: BatchContext): Promise<void>;
+  /**
+   * Handles one batch of work items (of one partition); resolves once every effect is written
+   * and produced, or with a `HandleOutcome` when only a leading part of the batch is done.
+   */
+  handle(items: readonly WorkItem[], batch: BatchContext): Promise<void | HandleOutcome>;
   /** Records on each item's trace that it failed for good (the runner then dead-letters it). */
   giveUp(items: readonly WorkItem[], err: unknown, attempts: number): Promise<void>;
   close?(): Promise<void>;

@@ -32,6 +32,15 @@ export function workId(traceGuid: string, nodeId: string, transactionId: string 
   return deterministicId('stage', traceGuid, nodeId, transactionId ?? '', ...more);
 }
 
+/**
+ * Id of the work item that tries `itemId`'s work again as attempt `attempt` (a delivery retried
+ * through the delay topics). Derived from the failing item, so a redelivered failure schedules
+ * the same retry, and attempts of one delivery never share an id.
+ */
+export function retryWorkId(itemId: string, attempt: number): string {
+  return deterministicId('stage-retry', itemId, attempt);
+}
+
 /** Id of the n-th log entry of a step run. */
 export function logId(owner: string, seq: number): string {
   return deterministicId('log', owner, seq);

@@ -21,6 +21,8 @@ import type {
 import type { AcknowledgmentDeadlineStore, ArtifactStore, ControlNumberStore, FeedStore, ResultStore, SandboxReceiptStore, TransactionStore } from '../domain/processing-ports.ts';
 import type { Micros } from '../domain/records.ts';
 import type { MappingEngine } from '../domain/mapping-engine.ts';
+import type { SftpEntry } from '../domain/sftp-polling.ts';
+import type { WebhookAttempt } from '../domain/webhook-delivery.ts';
 import type { Implementation } from '../x12/impl/index.ts';
 
 /**
@@ -103,6 +105,42 @@ export interface SftpUploader {
   upload(target: SftpTarget, directory: string, filename: string, bytes: Buffer): Promise<TransferOutcome>;
 }
 
+/** One signed webhook call (Standard Webhooks): the body is sent and signed exactly as given. */
+export interface WebhookCall {
+  readonly url: string;
+  /** `whsec_<base64>`; never logged or returned. */
+  readonly secret: string;
+  /** `webhook-id`: the same on every attempt of one delivery. */
+  readonly messageId: string;
+  readonly body: string;
+  readonly contentType: string;
+}
+
+/** Makes webhook calls: one attempt each, never retried or delayed here. */
+export interface WebhookSender {
+  send(call: WebhookCall): Promise<WebhookAttempt>;
+}
+
+/** A file being read from an SFTP server: its size and time when opened, and its bytes. */
+export interface SftpReadable {
+  readonly size: number;
+  readonly mtime: number;
+  readonly stream: AsyncIterable<Uint8Array> & { destroy(err?: Error): unknown };
+}
+
+/**
+ * The remote side of SFTP polling (src/adapters/sftp/sftp-client.ts): failures are `TdxError`s
+ * with the `sftp_*` codes, whose messages name host, user and path and never a secret.
+ */
+export interface SftpInbox {
+  list(target: SftpTarget, directory: string): Promise<SftpEntry[]>;
+  openRead(target: SftpTarget, path: string): Promise<SftpReadable>;
+  remove(target: SftpTarget, path: string): Promise<void>;
+  /** Never replaces an existing `to` (`sftp_target_exists`). */
+  rename(target: SftpTarget, from: string, to: string): Promise<void>;
+  mkdirs(target: SftpTarget, directory: string): Promise<void>;
+}
+
 /** Everything a node adapter is built with. */
 export interface NodeDeps {
   readonly stores: ProcessingStores;
@@ -114,6 +152,8 @@ export interface NodeDeps {
   readonly mappings?: MappingEngine;
   /** SFTP uploads (sftp_upload). */
   readonly sftp?: SftpUploader;
+  /** Webhook calls (webhook deliveries and notifications). */
+  readonly webhooks?: WebhookSender;
   /** Wall clock (injectable for tests). */
   readonly wallClock: () => Micros;
 }

@@ -41,7 +41,7 @@ export function nodeRole(service: NodeService, resources: Resources, factory: No
           partitionsConcurrently: PARTITIONS_CONCURRENTLY,
           handleBatch: async (messages, { logger, heartbeat }) => {
             try {
-              await mod.handle(
+              return await mod.handle(
                 messages.map((m) => ({ message: m.value })),
                 { logger, heartbeat },
               );

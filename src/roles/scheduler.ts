@@ -42,6 +42,9 @@ export function schedulerRole(resources: Resources, jobFactories: readonly Sched
           group: 'scheduler.delay',
           topics: DELAY_TIERS_SECONDS.map((s) => `delay.${s}s`),
           partitionsConcurrently: DELAY_TIERS_SECONDS.length,
+          // a partition paused until its head is due is fetched again only when the fetch in
+          // progress returns: keep that short so a 1 s retry is forwarded after about 1 s
+          maxWaitTimeMs: 100,
           handleBatch: async (messages) => {
             const due: DelayedMessage[] = [];
             let stopAt = messages.length;

@@ -11,9 +11,10 @@
  * - Any other failure is tried `consumerAttempts` times; then `onGiveUp` runs (node roles write
  *   an error result on the trace there) and the message goes to the dead-letter topic, and the
  *   partition moves on.
- * - A batch handler may stop early (`{ pauseUntil }`): the rest of the batch is left for later,
- *   the partition is paused and resumed at that time (the delay tiers use it, so no consumer
- *   ever sleeps).
+ * - A batch handler may stop early (`{ processed, pauseUntil }`): the rest of the batch is left
+ *   for later, the partition is paused and resumed at that time (the delay tiers use it, so no
+ *   consumer ever sleeps), or fetched again at once when that time is past (a node whose slow
+ *   items are still running hands the partition back that way).
  * - Scheduled retries (a webhook's 1-2-4-8-16 s) never wait here: handlers re-publish through
  *   the delay topics instead.
  */
@@ -96,6 +97,12 @@ export interface ConsumerRunnerOptions<T> {
   readonly rebalanceTimeoutMs?: number;
   /** Largest fetch per partition. @default 1048576 */
   readonly maxBytesPerPartition?: number;
+  /**
+   * Longest a fetch waits for new messages. A partition resumed meanwhile is fetched only when
+   * the fetch in progress returns, so a consumer that pauses partitions until a due time keeps
+   * this short. @default 5000
+   */
+  readonly maxWaitTimeMs?: number;
 }
 
 export interface RunnerDeps {
@@ -148,6 +155,7 @@ export class ConsumerRunner<T> {
       rebalanceTimeout: this.opts.rebalanceTimeoutMs ?? 300_000,
       heartbeatInterval: Math.max(1000, Math.floor(config.kafka.sessionTimeoutMs / 10)),
       maxBytesPerPartition: this.opts.maxBytesPerPartition ?? 1_048_576,
+      maxWaitTimeInMs: this.opts.maxWaitTimeMs ?? 5_000,
       allowAutoTopicCreation: false,
     });
     this.consumer = consumer;
@@ -236,12 +244,16 @@ export class ConsumerRunner<T> {
         if (outcome.processed > 0) payload.resolveOffset(decoded[outcome.processed - 1]!.offset);
         const nextOffset = decoded[outcome.processed]!.offset;
         this.consumer!.seek({ topic: batch.topic, partition: batch.partition, offset: nextOffset });
-        const resume = payload.pause();
-        const t = setTimeout(() => {
-          this.resumeTimers.delete(t);
-          resume();
-        }, Math.max(0, outcome.pauseUntil - Date.now()));
-        this.resumeTimers.add(t);
+        // a time already past resumes at once: no pause (a paused partition would make the next
+        // fetch wait for data on the others)
+        if (outcome.pauseUntil > Date.now()) {
+          const resume = payload.pause();
+          const t = setTimeout(() => {
+            this.resumeTimers.delete(t);
+            resume();
+          }, outcome.pauseUntil - Date.now());
+          this.resumeTimers.add(t);
+        }
         await payload.commitOffsetsIfNecessary();
         return;
       }

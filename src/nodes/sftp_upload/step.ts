@@ -9,7 +9,7 @@
  */
 import type { ArtifactPointer } from '../../domain/records.ts';
 import { isoMicros } from '../../domain/records.ts';
-import { log } from '../outcomes.ts';
+import { log, retryWorkId } from '../outcomes.ts';
 import { deliveredOutbound, deliveryFailure } from '../outbound.ts';
 import { effects, type Effects, type StepContext } from '../step.ts';
 
@@ -51,7 +51,7 @@ export function uploaded(ctx: StepContext, f: UploadFacts): Effects {
       e.logs.push(log(ctx, `${m.id}:upload`, f.attempt, 'warn', `Upload of ${f.filename} to ${f.host}:${f.directory} failed (attempt ${f.attempt} of ${UPLOAD_MAX_ATTEMPTS}): ${f.outcome.message}; trying again in ${delay / 1000} s.`));
       const dueAt = ctx.now + delay * 1000;
       e.later.push({
-        message: { ...m, id: `${m.id.slice(0, 24)}${String(f.attempt + 1).padStart(12, '0')}`, createdAt: dueAt, params: { ...m.params, deliveryAttempt: String(f.attempt + 1) } },
+        message: { ...m, id: retryWorkId(m.id, f.attempt + 1), createdAt: dueAt, params: { ...m.params, deliveryAttempt: String(f.attempt + 1) } },
         dueAt,
         reason: 'sftp_upload_retry',
       });

@@ -1,0 +1,230 @@
+/**
+ * Webhook delivery through the whole pipeline on the real stack, to a real HTTP receiver this
+ * test runs, which verifies every call with the `standardwebhooks` package as an organization's
+ * receiver would: the DESIGN §3 body, one `webhook-id` across the retries of a delivery, the
+ * contract's retry classes and schedule (1, 2 s; Retry-After; 6 attempts; final on 400), the
+ * error result's `detail.webhook`, error notifications, and a slow receiver on one trace not
+ * holding back another trace on the same partition (the test's topics have one partition).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { feedEntryId } from '../../../src/domain/ids.ts';
+import { statusOf, type ResultRecord } from '../../../src/domain/records.ts';
+import type { ConfigDocument, PartnerDoc } from '../../../src/domain/configuration.ts';
+import { eventually } from '../helpers/isolated-config.ts';
+import { reset, slow, startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
+import { interchange, po850, startPipeline, type Pipeline } from './support.ts';
+
+const SECRET = 'whsec_dGR4LXBpcGVsaW5lLXdlYmhvb2stdGVzdC1zZWNyZXQ=';
+
+let p: Pipeline;
+let rx: Receiver;
+
+/** Partners by key: each delivers to its own path, and notifies errors to /errors. */
+const PARTNERS = ['OK', 'FLAKY', 'BAD', 'DOWN', 'RESET', 'STALL', 'LATER', 'SLOW', 'FAST'] as const;
+const path = (key: string): string => `/in/${key.toLowerCase()}`;
+
+function doc(base: string): ConfigDocument {
+  const partner = (key: string): PartnerDoc => ({
+    key,
+    name: `${key} Inc`,
+    deliveryMethod: 'webhook',
+    envelopes: { internal: 'us', external: 'them' },
+    webhooks: { inbound: `in-${key.toLowerCase()}`, error: 'errors' },
+    transactionSets: [{ transactionSetIdentifier: '850', release: '004010', direction: 'inbound', usageIndicator: 'P', implementation: 'po-850' }],
+  });
+  return {
+    envelopes: [
+      { name: 'us', external: false, interchangeExtid: 'US', interchangeExtidQualifier: 'ZZ', applicationCode: 'US' },
+      { name: 'them', external: true, interchangeExtid: 'PARTNER', interchangeExtidQualifier: 'ZZ', applicationCode: 'PARTNER' },
+    ],
+    webhooks: [
+      ...PARTNERS.map((k) => ({ name: `in-${k.toLowerCase()}`, kind: 'standard' as const, url: `${base}${path(k)}`, contentType: 'application/json', signingSecret: SECRET })),
+      { name: 'errors', kind: 'standard' as const, url: `${base}/errors`, contentType: 'application/json', signingSecret: SECRET },
+    ],
+    implementations: [{ name: 'po-850', version: '1', status: 'published', transactionSet: { identifier: '850', release: '004010' }, definition: { base: true } }],
+    partners: PARTNERS.map(partner),
+  };
+}
+
+beforeAll(async () => {
+  rx = await startReceiver(SECRET);
+  rx.script(path('FLAKY'), [503, 503, 200]);
+  rx.script(path('BAD'), [400]);
+  rx.script(path('DOWN'), [500]);
+  rx.script(path('RESET'), [reset, 200]);
+  rx.script(path('STALL'), [slow(12_000), 200]);
+  rx.script(path('LATER'), [{ status: 503, headers: { 'retry-after': '3' } }, 200]);
+  rx.script(path('SLOW'), [slow(5_000)]);
+  p = await startPipeline(doc(rx.url));
+}, 240_000);
+
+afterAll(async () => {
+  await p?.stop();
+  await rx?.close();
+});
+
+let control = 1000;
+async function submit(key: string, po = `PO-${key}`): Promise<string> {
+  const r = await p.submitEdi(key, interchange({ control: ++control, groups: [{ sets: [po850(po)] }] }));
+  expect(r.status).toBe(202);
+  return r.body['traceGuid'] as string;
+}
+
+const webhookResult = (results: ResultRecord[]): ResultRecord | undefined => results.find((r) => r.service === 'webhook' && r.nodeName === 'Webhook delivery');
+/** The webhook node's result of a trace (the transaction's state is written just before it). */
+const deliveryResult = (trace: string): Promise<ResultRecord> => eventually(async () => webhookResult(await p.results(trace)), 30_000, 'the webhook result');
+const gaps = (calls: { at: number }[]): number[] => calls.slice(1).map((c, i) => c.at - calls[i]!.at);
+
+describe('webhook delivery', () => {
+  it('delivers the document signed, with the DESIGN §3 body, and records the success', async () => {
+    const trace = await submit('OK');
+    const [tx] = await p.settled(trace, 1);
+    expect(statusOf(tx!)).toBe('delivered');
+    const [call] = rx.callsTo(path('OK'));
+    expect(rx.callsTo(path('OK'))).toHaveLength(1);
+    expect(call!.error).toBeUndefined();
+    expect(call!.headers['content-type']).toBe('application/json');
+    const delivered = await deliveryResult(trace);
+    const results = await p.results(trace);
+    const validation = results.find((r) => r.service === 'validation')!;
+    const body = call!.payload!;
+    expect(Object.keys(body).sort()).toEqual(['document', 'ediTransactionId', 'partnerKey', 'resultId', 'traceGuid', 'transactionSetIdentifier', 'usageIndicator']);
+    expect(body).toMatchObject({ resultId: validation.id, traceGuid: trace, ediTransactionId: tx!.id, partnerKey: 'OK', transactionSetIdentifier: '850', usageIndicator: 'P' });
+    // the document is the stored output, byte for byte as JSON
+    const output = delivered.detail.artifacts!.find((a) => a.usage === 'output')!;
+    const stores = await p.reader.stores();
+    const stored = JSON.parse((await stores.artifacts.read((await stores.artifacts.get(p.org, output.id))!)).toString('utf8')) as unknown;
+    expect(body['document']).toEqual(stored);
+    expect(JSON.stringify(body['document'])).toContain('PO-OK');
+    expect(call!.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
+
+    expect(delivered).toMatchObject({ status: 'success', direction: 'outbound' });
+    expect(delivered.detail.webhook).toEqual({ url: `${rx.url}${path('OK')}`, statusCode: 200 });
+    const done = await eventually(async () => {
+      const t = (await p.transactions(trace))[0]!;
+      return t.deliveredAt !== null ? t : undefined;
+    }, 30_000, 'deliveredAt');
+    const feed = await stores.feed.get(p.org, [feedEntryId(delivered.id)]);
+    expect(feed.get(feedEntryId(delivered.id))).toMatchObject({ status: 'success', direction: 'inbound', createdAt: done.deliveredAt });
+    // the signing secret appears nowhere in what was recorded
+    expect(JSON.stringify(results)).not.toContain(SECRET.slice(6));
+  });
+
+  it('503, 503, 200: three calls under one webhook-id, about 1 and 2 s apart, each signed with its own timestamp', async () => {
+    const trace = await submit('FLAKY');
+    const [tx] = await p.settled(trace, 1);
+    expect(statusOf(tx!)).toBe('delivered');
+    const calls = rx.callsTo(path('FLAKY'));
+    expect(calls).toHaveLength(3);
+    expect(calls.every((c) => c.error === undefined)).toBe(true);
+    expect(new Set(calls.map((c) => c.headers['webhook-id'])).size).toBe(1);
+    expect(new Set(calls.map((c) => c.headers['webhook-timestamp'])).size).toBe(3);
+    const [d1, d2] = gaps(calls);
+    console.log(`retry gaps after 503: ${d1} ms, ${d2} ms`);
+    // about 1 and 2 s (the forwarder's own latency on a loaded machine on top)
+    expect(d1).toBeGreaterThanOrEqual(1000);
+    expect(d1).toBeLessThan(2000);
+    expect(d2).toBeGreaterThanOrEqual(2000);
+    expect(d2).toBeLessThan(3000);
+    const delivered = await deliveryResult(trace);
+    expect((await p.results(trace)).filter((r) => r.service === 'webhook')).toHaveLength(1);
+    expect(delivered.detail.webhook).toEqual({ url: `${rx.url}${path('FLAKY')}`, statusCode: 200 });
+    // each failed attempt is a warning log entry (events.logs → ClickHouse)
+    const logs = await logsOf(trace);
+    expect(logs.filter((l) => l.level === 'warn' && /attempt [12] of 6\): status 503/.test(l.message))).toHaveLength(2);
+  });
+
+  it('400: one call, an error result without maxAttempts, status error, and a notification to the error webhook', async () => {
+    const trace = await submit('BAD');
+    const [tx] = await p.settled(trace, 1);
+    expect(statusOf(tx!)).toBe('error');
+    expect(tx!.deliveredAt).toBeNull();
+    expect(rx.callsTo(path('BAD'))).toHaveLength(1);
+    const failed = await deliveryResult(trace);
+    expect(failed.status).toBe('error');
+    expect(failed.detail.webhook).toEqual({ url: `${rx.url}${path('BAD')}`, statusCode: 400, contentType: 'text/plain', attempts: 1, willRetry: false });
+    expect(failed.detail.errorMessage).toMatch(/status 400 \(not retried\)/);
+    expect(JSON.stringify(failed)).not.toContain('RESPONSE-BODY-MARKER');
+    // the error webhook: identifiers only, signed like a delivery
+    const note = await eventually(() => rx.callsTo('/errors').find((c) => c.payload?.['traceGuid'] === trace), 30_000, 'the error notification');
+    expect(note.error).toBeUndefined();
+    expect(note.payload).toEqual({ event: 'processing_failed', resultId: failed.id, traceGuid: trace });
+    const stores = await p.reader.stores();
+    expect((await stores.feed.get(p.org, [feedEntryId(failed.id)])).get(feedEntryId(failed.id))).toMatchObject({ status: 'error', direction: 'inbound' });
+  });
+
+  it('500 forever: six calls in all, then attempts 6 and maxAttempts 6', async () => {
+    const trace = await submit('DOWN');
+    const [tx] = await p.settled(trace, 1, 120_000);
+    expect(statusOf(tx!)).toBe('error');
+    const calls = rx.callsTo(path('DOWN'));
+    expect(calls).toHaveLength(6);
+    expect(new Set(calls.map((c) => c.headers['webhook-id'])).size).toBe(1);
+    console.log(`retry gaps after 500: ${gaps(calls).join(', ')} ms`);
+    const g = gaps(calls);
+    [1000, 2000, 4000, 8000, 16000].forEach((want, i) => {
+      expect(g[i]).toBeGreaterThanOrEqual(want);
+      expect(g[i]).toBeLessThan(want + 2000);
+    });
+    const failed = await deliveryResult(trace);
+    expect(failed.detail.webhook).toEqual({ url: `${rx.url}${path('DOWN')}`, statusCode: 500, contentType: 'text/plain', attempts: 6, willRetry: false, maxAttempts: 6 });
+    expect(failed.detail.errorMessage).toMatch(/failed after 6 attempts: status 500/);
+    // no seventh call comes later
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(rx.callsTo(path('DOWN'))).toHaveLength(6);
+  }, 180_000);
+
+  it('a reset connection and a 12 s stall are retried', async () => {
+    const [resetTrace, stallTrace] = [await submit('RESET'), await submit('STALL')];
+    const [r] = await p.settled(resetTrace, 1);
+    expect(statusOf(r!)).toBe('delivered');
+    expect(rx.callsTo(path('RESET'))).toHaveLength(2);
+    const [s] = await p.settled(stallTrace, 1, 60_000);
+    expect(statusOf(s!)).toBe('delivered');
+    const stalls = rx.callsTo(path('STALL'));
+    expect(stalls).toHaveLength(2);
+    // the first call was given up after the 10 s timeout, the next came a second later
+    expect(stalls[1]!.at - stalls[0]!.at).toBeGreaterThanOrEqual(11_000);
+    const logs = await logsOf(stallTrace);
+    expect(logs.some((l) => l.level === 'warn' && /timeout after 10000 ms/.test(l.message))).toBe(true);
+    expect((await logsOf(resetTrace)).some((l) => l.level === 'warn' && /connection reset/.test(l.message))).toBe(true);
+  }, 90_000);
+
+  it('honours Retry-After: 3', async () => {
+    const trace = await submit('LATER');
+    await p.settled(trace, 1);
+    const calls = rx.callsTo(path('LATER'));
+    expect(calls).toHaveLength(2);
+    const [d] = gaps(calls);
+    console.log(`retry gap after Retry-After: 3: ${d} ms`);
+    expect(d).toBeGreaterThanOrEqual(3000);
+    expect(d).toBeLessThan(4000);
+  });
+
+  it('a receiver taking 5 s on one trace does not hold back another trace on the same partition', async () => {
+    const slowTrace = await submit('SLOW');
+    const [slowCall] = await rx.waitFor(path('SLOW'), 1);
+    const fastTrace = await submit('FAST');
+    const [fastCall] = await rx.waitFor(path('FAST'), 1);
+    // the fast delivery arrived while the slow call was still unanswered
+    expect(fastCall!.at).toBeLessThan(slowCall!.bodyAt + 5_000);
+    const validation = (await eventually(async () => (await p.results(fastTrace)).find((r) => r.service === 'validation'), 30_000, 'validation'));
+    const waited = fastCall!.at - validation.createdAt / 1000;
+    console.log(`fast delivery ${waited} ms after its validation, with a 5 s call in flight on the same partition`);
+    expect(waited).toBeLessThan(1000);
+    const [fastTx] = await p.settled(fastTrace, 1);
+    expect(statusOf(fastTx!)).toBe('delivered');
+    const [slowTx] = await p.settled(slowTrace, 1);
+    expect(statusOf(slowTx!)).toBe('delivered');
+    expect(rx.callsTo(path('SLOW'))).toHaveLength(1);
+  });
+});
+
+async function logsOf(trace: string): Promise<{ level: string; message: string }[]> {
+  const ch = await p.reader.clickhouse();
+  return eventually(async () => {
+    const rs = await ch.client.query({ query: `SELECT level, message FROM ${ch.database}.logs WHERE trace_guid = {t:String} ORDER BY created_at`, query_params: { t: trace }, format: 'JSONEachRow' });
+    const rows = await rs.json<{ level: string; message: string }>();
+    return rows.length > 0 ? rows : undefined;
+  }, 30_000, 'log entries');
+}
