@@ -7,72 +7,16 @@
  * release the engine has a standard definition of; the other sets end in an error result naming
  * the missing setting. Skipped when the corpus folder is absent.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readInterchanges } from '../../../src/x12/index.ts';
-import { baseImplementation } from '../../../src/x12/impl/index.ts';
 import { runCli } from '../../../src/cli/tdx.ts';
 import { statusOf } from '../../../src/domain/records.ts';
-import type { ConfigDocument, ImplementationDoc, TransactionSetDoc } from '../../../src/domain/configuration.ts';
 import { eventually } from '../helpers/isolated-config.ts';
 import { startPipeline, type Pipeline } from './support.ts';
+import { corpusDoc, corpusFiles, corpusPresent } from './corpus-support.ts';
 
-const corpus = fileURLToPath(new URL('../../../../shared/corpus/x12/', import.meta.url));
-const present = existsSync(corpus);
-
-function corpusFiles(): string[] {
-  const out: string[] = [];
-  const walk = (d: string): void => {
-    for (const f of readdirSync(d).sort()) {
-      const p = join(d, f);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (!f.endsWith('.md') && !f.startsWith('.')) out.push(p);
-    }
-  };
-  walk(corpus);
-  return out;
-}
-
-/** One implementation and setting per (set, 6-character release) the engine defines. */
-function corpusDoc(files: readonly string[]): ConfigDocument {
-  const combos = new Map<string, { set: string; release: string }>();
-  for (const f of files) {
-    let read;
-    try {
-      read = readInterchanges(readFileSync(f));
-    } catch {
-      continue;
-    }
-    for (const ic of read.interchanges) {
-      for (const g of ic.groups) {
-        for (const s of g.sets) {
-          const release = s.set.group.release.trim().slice(0, 6);
-          const set = s.set.transactionSetIdentifier;
-          if (!/^[0-9]{3}$/.test(set) || release === '' || set === '997' || set === '999') continue;
-          if (baseImplementation(set, release)) combos.set(`${set}/${release}`, { set, release });
-        }
-      }
-    }
-  }
-  const implementations: ImplementationDoc[] = [];
-  const settings: TransactionSetDoc[] = [];
-  for (const { set, release } of combos.values()) {
-    const name = `impl-${set}-${release}`;
-    implementations.push({ name, version: '1', status: 'published', transactionSet: { identifier: set, release }, definition: { base: true } });
-    settings.push({ transactionSetIdentifier: set, release, direction: 'inbound', usageIndicator: 'P', implementation: name });
-  }
-  return {
-    envelopes: [
-      { name: 'us', external: false, interchangeExtid: 'US', interchangeExtidQualifier: 'ZZ', applicationCode: 'US' },
-      { name: 'corpus', external: true, interchangeExtid: 'CORPUS', interchangeExtidQualifier: 'ZZ', applicationCode: 'CORPUS' },
-    ],
-    implementations,
-    partners: [{ key: 'CORPUS', name: 'Corpus partner', deliveryMethod: 'polling', envelopes: { internal: 'us', external: 'corpus' }, transactionSets: settings }],
-  };
-}
+const present = corpusPresent;
 
 async function parsed(file: string): Promise<Record<string, unknown>[] | null> {
   let out = '';

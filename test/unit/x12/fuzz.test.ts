@@ -13,6 +13,7 @@ import { translateAndValidateJson, translateSetJson, validateSet } from '../../.
 import { readInterchanges } from '../../../src/x12/interchange.ts';
 import { readX12Stream } from '../../../src/x12/reader.ts';
 import { fixture, fixturesDir } from './helpers.ts';
+import { mutate, mutation } from '../../support/x12-mutate.ts';
 
 const corpus = fileURLToPath(new URL('../../../../shared/corpus/x12/', import.meta.url));
 const inputs: Buffer[] = existsSync(corpus)
@@ -21,37 +22,6 @@ const inputs: Buffer[] = existsSync(corpus)
       .flatMap((d) => readdirSync(corpus + d).map((f) => readFileSync(`${corpus}${d}/${f}`)))
       .filter((b) => b.length < 20_000)
   : readdirSync(fixturesDir).map(fixture);
-
-type Mutation = { kind: 'flip'; at: number; byte: number } | { kind: 'drop'; at: number } | { kind: 'swap'; a: number; b: number } | { kind: 'cut'; at: number };
-
-function mutate(input: Buffer, mutations: Mutation[]): Buffer {
-  let b = Buffer.from(input);
-  for (const m of mutations) {
-    if (b.length === 0) break;
-    if (m.kind === 'flip') b[m.at % b.length] = m.byte;
-    else if (m.kind === 'cut') b = b.subarray(0, m.at % b.length);
-    else if (m.kind === 'drop') {
-      // drop one segment: from one terminator to the next (terminator read from the ISA position)
-      const term = b[105] ?? 0x7e;
-      const start = b.indexOf(term, m.at % b.length);
-      const end = start < 0 ? -1 : b.indexOf(term, start + 1);
-      if (end > start) b = Buffer.concat([b.subarray(0, start), b.subarray(end)]);
-    } else {
-      // swap two delimiter bytes everywhere
-      const x = b[3 + (m.a % 4 === 0 ? 0 : 100 + (m.a % 4))] ?? 0x2a;
-      const y = b[3 + (m.b % 4 === 0 ? 0 : 100 + (m.b % 4))] ?? 0x7e;
-      b = Buffer.from(b.map((c) => (c === x ? y : c === y ? x : c)));
-    }
-  }
-  return b;
-}
-
-const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-  fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }),
-  fc.record({ kind: fc.constant('drop' as const), at: fc.nat() }),
-  fc.record({ kind: fc.constant('swap' as const), a: fc.nat(), b: fc.nat() }),
-  fc.record({ kind: fc.constant('cut' as const), at: fc.nat() }),
-);
 
 function settle(fn: () => unknown): 'read' | 'refused' {
   try {
