@@ -12,6 +12,8 @@ import { nodeRole, type NodeFactory } from './roles/node-role.ts';
 import { materializerRole } from './roles/materializer.ts';
 import { schedulerRole, type SchedulerJobFactory } from './roles/scheduler.ts';
 import { platformRouterOverCassandra } from './http/platform/factory.ts';
+import type { RecordsDeps } from './http/platform/records.ts';
+import { ClickHouseRecordLists } from './adapters/clickhouse/records-store.ts';
 import { CassandraConfigReadStore } from './adapters/cassandra/config-store.ts';
 import { WireEmitter } from './adapters/kafka/emitter.ts';
 import { CachedConfigView } from './nodes/config-view.ts';
@@ -65,7 +67,17 @@ const node =
 async function platformRouters(r: Resources): Promise<ReturnType<typeof platformRouterOverCassandra>['router'][]> {
   const deps = await nodeDeps(r);
   const submissions = { artifacts: deps.stores.artifacts, producer: deps.emitter, maxBytes: r.config.api.maxSubmissionBytes };
-  return [platformRouterOverCassandra(r.config, r.logger, await r.cassandra(), { submissions }).router];
+  const [cassandra, clickhouse, stores] = await Promise.all([r.cassandra(), r.clickhouse(), r.stores()]);
+  const records: RecordsDeps = {
+    transactions: stores.transactions,
+    results: stores.results,
+    artifacts: stores.artifacts,
+    receipts: stores.sandboxReceipts,
+    lists: new ClickHouseRecordLists(clickhouse, { retentionSeconds: r.config.cassandra.retentionSeconds }),
+    config: new CassandraConfigReadStore(cassandra),
+    settings: r.config.api,
+  };
+  return [platformRouterOverCassandra(r.config, r.logger, cassandra, { submissions, records }).router];
 }
 
 /** What this build provides. */

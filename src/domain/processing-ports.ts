@@ -121,3 +121,26 @@ export interface ReplayLedger {
   done(organizationId: string, commandId: string): Promise<boolean>;
   markDone(organizationId: string, commandId: string, at: Micros): Promise<void>;
 }
+
+/**
+ * What the sandbox sinks of an organization received (DESIGN §3: a sandbox key reads only the
+ * results, payloads and artifacts its sandbox sink received; any other answers 404). The
+ * sandbox sink node records a receipt for each document it takes: the result it received, its
+ * own result, and the artifacts they point to. Every sandbox key of the organization reads
+ * what any of the organization's sandbox sinks received.
+ */
+export interface SandboxReceipt {
+  readonly organizationId: string;
+  readonly resultIds: readonly string[];
+  readonly artifactIds: readonly string[];
+  readonly receivedAt: Micros;
+}
+
+export interface SandboxReceiptStore {
+  /** Records a receipt (idempotent). */
+  record(receipt: SandboxReceipt): Promise<void>;
+  /** The ids among `resultIds` that a sandbox sink of the organization received. */
+  receivedResults(organizationId: string, resultIds: readonly string[]): Promise<Set<string>>;
+  /** Whether a sandbox sink of the organization received the artifact. */
+  receivedArtifact(organizationId: string, artifactId: string): Promise<boolean>;
+}

@@ -16,6 +16,7 @@ import {
   CassandraFeedStore,
   CassandraReplayLedger,
   CassandraResultStore,
+  CassandraSandboxReceipts,
   CassandraSecretReader,
   CassandraStepLedger,
   CassandraTransactionStore,
@@ -31,6 +32,7 @@ export interface CassandraStores {
   readonly ledger: CassandraStepLedger;
   readonly replays: CassandraReplayLedger;
   readonly secrets: CassandraSecretReader;
+  readonly sandboxReceipts: CassandraSandboxReceipts;
 }
 
 export class Resources {
@@ -111,6 +113,7 @@ export class Resources {
         ledger: new CassandraStepLedger(c),
         replays: new CassandraReplayLedger(c),
         secrets: new CassandraSecretReader(c),
+        sandboxReceipts: new CassandraSandboxReceipts(c),
       };
     });
   }

@@ -11,6 +11,9 @@ import { chTime, qualify, type ClickHouseHandle } from './client.ts';
 
 export type Row = Record<string, string | number | boolean | null>;
 
+/** Name of the feed's row in feed_watermark. */
+export const FEED_WATERMARK = 'feed';
+
 const t = (us: number | null): string | null => (us === null ? null : chTime(us));
 
 export function feedRow(e: FeedEntryRecord): Row {

@@ -22,6 +22,17 @@ const HEADER_RE = /^Key\s+(\S+)\s*$/i;
 export function authenticate(deps: AuthDeps): Middleware {
   const touched = new Map<string, number>();
   const interval = deps.touchIntervalMs ?? 60_000;
+  // Requests carrying the same key while its lookup is under way share that lookup (nothing is
+  // cached past it, so a revoked key is refused from the next lookup on).
+  const pending = new Map<string, ReturnType<AuthDeps['keys']['findKeyByHash']>>();
+  const lookup = (hash: string): ReturnType<AuthDeps['keys']['findKeyByHash']> => {
+    let p = pending.get(hash);
+    if (!p) {
+      p = deps.keys.findKeyByHash(hash).finally(() => pending.delete(hash));
+      pending.set(hash, p);
+    }
+    return p;
+  };
   return async (ctx, next) => {
     const header = ctx.get('authorization');
     const m = HEADER_RE.exec(header);
@@ -29,7 +40,7 @@ export function authenticate(deps: AuthDeps): Middleware {
     if (!key || !isWellFormedKey(key)) {
       throw new TdxError('unauthorized', header ? 'The Authorization header must be "Key <API_KEY>" with a valid key.' : 'An API key is required: send "Authorization: Key <API_KEY>".');
     }
-    const found = await deps.keys.findKeyByHash(hashApiKey(key));
+    const found = await lookup(hashApiKey(key));
     if (!found || found.revokedAt !== null) throw new TdxError('unauthorized', 'The API key is not valid (unknown or revoked).');
     const auth: AuthState = { organizationId: found.organizationId, keyId: found.id, kind: found.kind };
     ctx.state['auth'] = auth;

@@ -15,6 +15,8 @@ import { rateLimit } from '../middleware/rate-limit.ts';
 import { registerConfigRoutes } from './config-routes.ts';
 import { registerSubmissionRoutes, type SubmissionDeps } from './submission-routes.ts';
 import { openApiDocument } from './openapi.ts';
+import { RecordsReader, type RecordsDeps } from './records.ts';
+import { registerRecordRoutes } from './records-routes.ts';
 
 export interface PlatformDeps {
   readonly api: Pick<Config['api'], 'cursorSecret' | 'rateLimitPerMinute' | 'replayRateLimitPerMinute' | 'publicUrl'>;
@@ -25,6 +27,8 @@ export interface PlatformDeps {
   readonly logger: Logger;
   /** Document submission (partner endpoints); absent in processes that only read configuration. */
   readonly submissions?: Omit<SubmissionDeps, 'store'>;
+  /** The records API (transactions, results, payloads, artifacts, feed, logs, traces). */
+  readonly records?: RecordsDeps;
 }
 
 export interface PlatformRouter {
@@ -32,6 +36,8 @@ export interface PlatformRouter {
   readonly cursors: CursorCodec;
   /** The 10/minute resend-and-redeliver budget; mount it on those routes. */
   readonly replayRateLimit: Middleware;
+  /** The records API, when the router serves it (replay routes read transactions through it). */
+  readonly records: RecordsReader | null;
 }
 
 export function createPlatformRouter(deps: PlatformDeps): PlatformRouter {
@@ -43,9 +49,12 @@ export function createPlatformRouter(deps: PlatformDeps): PlatformRouter {
   });
   if (deps.submissions) registerSubmissionRoutes(router, { ...deps.submissions, store: deps.configStore });
   registerConfigRoutes(router, { store: deps.configStore, engine: deps.engine, cursors });
+  const records = deps.records ? new RecordsReader(deps.records, cursors) : null;
+  if (records) registerRecordRoutes(router, records);
   return {
     router,
     cursors,
+    records,
     replayRateLimit: rateLimit({ store: deps.rateLimits, scope: 'replay', perMinute: deps.api.replayRateLimitPerMinute }),
   };
 }
