@@ -190,7 +190,7 @@ export interface TransactionDetailSource {
   readonly results: readonly ResultRecord[];
   /** Whether the trace recorded any result at all (`flowName` is null when it did not). */
   readonly traceHasResults: boolean;
-  /** Failures recorded on the trace. */
+  /** Failures recorded on the trace; the first one of another transaction is the one the detail names. */
   readonly traceErrors: readonly TraceError[];
 }
 
@@ -199,7 +199,7 @@ export function transactionDetailView(s: TransactionDetailSource): Record<string
   const t = s.transaction;
   // another document of the trace failed while this one did not; errors of no transaction
   // (a part of the interchange that could not be read) are failures of another document too
-  const elsewhere = t.failed ? undefined : [...s.traceErrors].sort((a, b) => (a.resultId < b.resultId ? -1 : 1)).find((e) => e.transactionId !== t.id);
+  const elsewhere = t.failed ? undefined : s.traceErrors.find((e) => e.transactionId !== t.id);
   return {
     ...transactionRowView(t),
     acknowledgedBy: t.acknowledgedBy,

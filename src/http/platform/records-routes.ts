@@ -213,7 +213,7 @@ function documentRecords(): void {
           q('compact', 'true: rows of exactly the twelve compact fields', { enum: ['true', 'false'] }),
         ],
         responses: {
-          '200': jsonOk('one page (compact=true: TransactionCompactRow items)', { oneOf: [page('ediTransactions', ref('TransactionRow')), page('ediTransactions', ref('TransactionCompactRow'))] }),
+          '200': jsonOk('one page (compact=true: TransactionCompactRow items)', { anyOf: [page('ediTransactions', ref('TransactionRow')), page('ediTransactions', ref('TransactionCompactRow'))] }),
           '400': E400,
           '401': E401,
           '403': E403('sandbox keys'),
@@ -246,7 +246,7 @@ function documentRecords(): void {
         q('compact', 'true: compact rows (errorMessage cut to 200 characters)', { enum: ['true', 'false'] }),
       ],
       responses: {
-        '200': jsonOk('one page (compact=true: ResultCompact items)', { oneOf: [page('results', ref('Result')), page('results', ref('ResultCompact'))] }),
+        '200': jsonOk('one page (compact=true: ResultCompact items)', { anyOf: [page('results', ref('Result')), page('results', ref('ResultCompact'))] }),
         '400': E400,
         '401': E401,
         '429': E429,

@@ -191,13 +191,22 @@ export class RecordsReader {
     const [own, traceErrors] = await Promise.all([this.deps.results.byTransaction(t.organizationId, t.traceGuid, t.id), this.deps.transactions.traceErrors(t.organizationId, t.traceGuid)]);
     let results = own;
     let traceHasResults = own.length > 0;
-    if (own.length === 0) {
+    const elsewhere = t.failed ? [] : traceErrors.filter((e) => e.transactionId !== t.id);
+    let whole: ResultRecord[] | null = null;
+    if (own.length === 0 || elsewhere.length > 1) whole = await this.deps.results.byTrace(t.organizationId, t.traceGuid);
+    if (own.length === 0 && whole) {
       // the whole trace's results when none of them is attributed to any transaction
-      const all = await this.deps.results.byTrace(t.organizationId, t.traceGuid);
-      traceHasResults = all.length > 0;
-      if (all.every((r) => r.transactionId === null)) results = all;
+      traceHasResults = whole.length > 0;
+      if (whole.every((r) => r.transactionId === null)) results = whole;
     }
-    return transactionDetailView({ transaction: t, results, traceHasResults, traceErrors });
+    // of several failures elsewhere on the trace, the detail names the earliest
+    let errors = traceErrors;
+    if (whole && elsewhere.length > 1) {
+      const at = new Map(whole.map((r) => [r.id, r.createdAt]));
+      const first = [...elsewhere].sort((a, b) => (at.get(a.resultId) ?? Infinity) - (at.get(b.resultId) ?? Infinity) || (a.resultId < b.resultId ? -1 : 1))[0]!;
+      errors = [first, ...traceErrors.filter((e) => e !== first)];
+    }
+    return transactionDetailView({ transaction: t, results, traceHasResults, traceErrors: errors });
   }
 
   // --- results ------------------------------------------------------------------------------
