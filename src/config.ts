@@ -81,6 +81,10 @@ export interface Config {
   };
   /** Grace period for in-flight work on SIGTERM. @default 15000 */
   readonly shutdownTimeoutMs: number;
+  readonly mcp: {
+    /** API key `tdx mcp` connects with when `--key` is not given. @default undefined */
+    readonly apiKey: string | undefined;
+  };
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -206,6 +210,9 @@ export function loadConfig(env: Env = process.env): Config {
       maxBatchRows: r.int('TDX_MATERIALIZER_MAX_BATCH_ROWS', 5_000, 1, 1_000_000),
     },
     shutdownTimeoutMs: r.int('TDX_SHUTDOWN_TIMEOUT_MS', 15_000, 0, 600_000),
+    mcp: {
+      apiKey: r.optional('TDX_API_KEY'),
+    },
   };
   if (!/^[A-Za-z0-9_]+$/.test(config.cassandra.keyspace)) {
     r.problems.push(`CASSANDRA_KEYSPACE: letters, digits and underscores only, got "${config.cassandra.keyspace}"`);

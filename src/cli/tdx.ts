@@ -30,6 +30,10 @@ const commands: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: "an organization's configuration: tdx config apply FILE --org ORG | tdx config export --org ORG",
     load: async () => (await import('./commands/config.ts')).configCommand,
   },
+  mcp: {
+    summary: 'the records MCP server over stdio, relayed to the API: tdx mcp [--url URL] [--key KEY] (or TDX_API_KEY)',
+    load: async () => (await import('./commands/mcp.ts')).mcpCommand,
+  },
   x12: {
     summary: 'X12 tools: tdx x12 parse|validate|ack|write FILE',
     load: async () => (await import('./commands/x12.ts')).x12Command,

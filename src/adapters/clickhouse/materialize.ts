@@ -88,6 +88,8 @@ export function transactionRow(x: StoredTransaction): Row {
     delivered_at: t(x.deliveredAt),
     warning_count: x.warningCount,
     acknowledgment_status: x.acknowledgmentStatus,
+    acknowledged_by: x.acknowledgedBy,
+    acknowledges: x.acknowledges,
     resend_count: x.resendCount,
     last_resent_at: t(x.lastResentAt),
     duplicate_of: x.duplicateOf,

@@ -17,6 +17,7 @@ import { registerSubmissionRoutes, type SubmissionDeps } from './submission-rout
 import { openApiDocument } from './openapi.ts';
 import { RecordsReader, type RecordsDeps } from './records.ts';
 import { registerRecordRoutes } from './records-routes.ts';
+import { registerMcpRoute } from '../mcp/routes.ts';
 
 export interface PlatformDeps {
   readonly api: Pick<Config['api'], 'cursorSecret' | 'rateLimitPerMinute' | 'replayRateLimitPerMinute' | 'publicUrl'>;
@@ -50,7 +51,10 @@ export function createPlatformRouter(deps: PlatformDeps): PlatformRouter {
   if (deps.submissions) registerSubmissionRoutes(router, { ...deps.submissions, store: deps.configStore });
   registerConfigRoutes(router, { store: deps.configStore, engine: deps.engine, cursors });
   const records = deps.records ? new RecordsReader(deps.records, cursors) : null;
-  if (records) registerRecordRoutes(router, records);
+  if (records) {
+    registerRecordRoutes(router, records);
+    registerMcpRoute(router, records, '0.1.0');
+  }
   return {
     router,
     cursors,
