@@ -36,10 +36,14 @@ import { FEED_WATERMARK } from './materialize.ts';
 const FIRST_WINDOW_US = 3_600_000_000;
 /** Growth of each next window. */
 const WINDOW_GROWTH = 16;
+/** Lists (organization and filters) whose row density is remembered. */
+const DENSITY_KEYS = 10_000;
 
 type Params = Record<string, string | number>;
 
-const SETTINGS = { do_not_merge_across_partitions_select_final: 1 } as const;
+// A page reads a few granules: one thread per query does it fastest and lets concurrent pages
+// share the cores instead of each fanning out.
+const SETTINGS = { do_not_merge_across_partitions_select_final: 1, max_threads: 1 } as const;
 
 const ts = (name: string): string => `fromUnixTimestamp64Micro({${name}:Int64}, 'UTC')`;
 
@@ -107,6 +111,8 @@ export class ClickHouseRecordLists implements RecordLists {
   private readonly now: () => Micros;
   private watermark: { value: Micros; readAt: number } | null = null;
   private watermarkRead: Promise<Micros> | null = null;
+  /** Microseconds per row of recent pages, by list and filters (least recently used dropped). */
+  private readonly density = new Map<string, number>();
 
   constructor(
     private readonly ch: ClickHouseHandle,
@@ -126,13 +132,42 @@ export class ClickHouseRecordLists implements RecordLists {
   }
 
   /**
+   * Length of the first window of a page, from the density the last page of the same list and
+   * filters met (so a page is usually one read); an hour when unknown.
+   */
+  private firstWindow(key: string, need: number): Micros {
+    const usPerRow = this.density.get(key);
+    if (usPerRow === undefined) return FIRST_WINDOW_US;
+    return Math.min(Math.max(Math.ceil(usPerRow * need * 2), 1_000_000), this.horizon);
+  }
+
+  private learn(key: string, span: Micros, rows: number): void {
+    if (rows < 2 || span <= 0) return;
+    this.density.delete(key);
+    this.density.set(key, span / rows);
+    if (this.density.size > DENSITY_KEYS) this.density.delete(this.density.keys().next().value!);
+  }
+
+  /**
    * Reads a newest-first page in windows: `where` and `params` are the filters, `before` the
    * exclusive upper position, `until`/`since` the time bounds; returns up to `need` rows.
    */
-  private async backward<T>(select: (where: string, params: Params, need: number) => Promise<T[]>, where: string[], params: Params, before: Position | null, until: Micros | null, since: Micros | null, need: number, oneGo: boolean): Promise<T[]> {
+  private async backward<T extends { created_us: number | string }>(
+    list: string,
+    select: (where: string, params: Params, need: number) => Promise<T[]>,
+    where: string[],
+    params: Params,
+    before: Position | null,
+    until: Micros | null,
+    since: Micros | null,
+    need: number,
+    oneGo: boolean,
+  ): Promise<T[]> {
     const out: T[] = [];
     const upper = before ? before.createdAt : until;
-    const ws = oneGo ? [{ from: since, to: upper }] : windows('backward', upper, since, this.now(), this.horizon);
+    const key = `${list}|${JSON.stringify(params)}`;
+    const anchor = this.now();
+    const ws = oneGo ? [{ from: since, to: upper }] : windows('backward', upper, since, anchor, this.horizon, this.firstWindow(key, need));
     let firstWindow = true;
     for (const w of ws) {
       const cond = [...where];
@@ -157,14 +192,27 @@ export class ClickHouseRecordLists implements RecordLists {
       out.push(...(await select(cond.join(' AND '), p, need - out.length)));
       if (out.length >= need) break;
     }
+    const last = out[out.length - 1];
+    if (!oneGo && last) this.learn(key, (upper ?? anchor) - Number(last.created_us), out.length);
     return out;
   }
 
   /** Oldest-first counterpart of `backward`: strictly after `after`, or from `since` inclusive, up to `bound` inclusive. */
-  private async forward<T>(select: (where: string, params: Params, need: number) => Promise<T[]>, where: string[], params: Params, after: Position | null, since: Micros | null, bound: Micros, need: number, oneGo: boolean): Promise<T[]> {
+  private async forward<T extends { created_us: number | string }>(
+    list: string,
+    select: (where: string, params: Params, need: number) => Promise<T[]>,
+    where: string[],
+    params: Params,
+    after: Position | null,
+    since: Micros | null,
+    bound: Micros,
+    need: number,
+    oneGo: boolean,
+  ): Promise<T[]> {
     const out: T[] = [];
     const lower = after ? after.createdAt : since;
-    const ws = oneGo ? [{ from: lower, to: null }] : windows('forward', lower, bound, this.now(), this.horizon);
+    const key = `${list}|${JSON.stringify(params)}`;
+    const ws = oneGo ? [{ from: lower, to: null }] : windows('forward', lower, bound, this.now(), this.horizon, this.firstWindow(key, need));
     let firstWindow = true;
     for (const w of ws) {
       const cond = [...where, `created_at <= ${ts('bound')}`];
@@ -185,6 +233,8 @@ export class ClickHouseRecordLists implements RecordLists {
       out.push(...(await select(cond.join(' AND '), p, need - out.length)));
       if (out.length >= need) break;
     }
+    const last = out[out.length - 1];
+    if (!oneGo && last && lower !== null) this.learn(key, Number(last.created_us) - lower, out.length);
     return out;
   }
 
@@ -226,7 +276,7 @@ export class ClickHouseRecordLists implements RecordLists {
         `SELECT id, trace_guid, direction, usage_indicator, partner_key, transaction_set_identifier, reference, sender_qualifier, sender_extid, receiver_qualifier, receiver_extid, interchange_control_number, group_control_number, transaction_set_control_number, status, toUnixTimestamp64Micro(delivered_at) AS delivered_us, warning_count, acknowledgment_status, resend_count, toUnixTimestamp64Micro(last_resent_at) AS last_resent_us, duplicate_of, toUnixTimestamp64Micro(created_at) AS created_us, toUnixTimestamp64Micro(updated_at) AS updated_us FROM ${this.table('transactions')} FINAL WHERE ${w} ORDER BY created_at DESC, id DESC LIMIT ${need}`,
         p,
       );
-    const got = await this.backward(select, where, params, before, f.until ?? null, f.since ?? null, limit + 1, f.trace !== undefined);
+    const got = await this.backward('transactions', select, where, params, before, f.until ?? null, f.since ?? null, limit + 1, f.trace !== undefined);
     return { rows: got.slice(0, limit).map(txOf), more: got.length > limit };
   }
 
@@ -244,7 +294,7 @@ export class ClickHouseRecordLists implements RecordLists {
     }
     const select = (w: string, p: Params, need: number): Promise<{ id: string; created_us: number; status: string }[]> =>
       this.rows(`SELECT id, toUnixTimestamp64Micro(created_at) AS created_us, status FROM ${this.table('results')} FINAL WHERE ${w} ORDER BY created_at DESC, id DESC LIMIT ${need}`, p);
-    const got = await this.backward(select, where, params, before, null, null, scan, f.trace !== undefined);
+    const got = await this.backward('results', select, where, params, before, null, null, scan, f.trace !== undefined);
     return got.map((r) => ({ id: r.id, createdAt: Number(r.created_us), status: r.status === 'error' ? 'error' : 'success' }));
   }
 
@@ -288,7 +338,7 @@ export class ClickHouseRecordLists implements RecordLists {
         `SELECT id, direction, status, toUnixTimestamp64Micro(created_at) AS created_us, partner_key, trace_guid, result_id, detail FROM ${this.table('feed_entries')} FINAL WHERE ${w} ORDER BY created_at, id LIMIT ${need}`,
         p,
       );
-    const got = await this.forward(select, where, params, after, since, bound, limit + 1, f.trace !== undefined);
+    const got = await this.forward('feed', select, where, params, after, since, bound, limit + 1, f.trace !== undefined);
     return {
       rows: got.slice(0, limit).map((r) => ({
         id: r.id,
@@ -334,7 +384,7 @@ export class ClickHouseRecordLists implements RecordLists {
     }
     const select = (w: string, p: Params, need: number): Promise<LogRow[]> =>
       this.rows<LogRow>(`SELECT id, level, message, node_name, trace_guid, toUnixTimestamp64Micro(created_at) AS created_us FROM ${this.table('logs')} FINAL WHERE ${w} ORDER BY created_at, id LIMIT ${need}`, p);
-    const got = await this.forward(select, where, params, after, since, bound, limit + 1, true);
+    const got = await this.forward('logs', select, where, params, after, since, bound, limit + 1, true);
     return {
       rows: got.slice(0, limit).map((r) => ({ id: r.id, level: r.level as LogLevel, message: r.message, nodeName: r.node_name, traceGuid: r.trace_guid, createdAt: Number(r.created_us) })),
       more: got.length > limit,

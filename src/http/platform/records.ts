@@ -17,7 +17,7 @@ import type { ConfigReadStore } from '../../domain/config-ports.ts';
 import { DIRECTIONS } from '../../domain/configuration.ts';
 import { isWellFormedId } from '../../domain/ids.ts';
 import { parseJsonPath, resolveJsonPath, shapeOf } from '../../domain/payload.ts';
-import type { ArtifactStore, ResultStore, SandboxReceiptStore, TransactionStore } from '../../domain/processing-ports.ts';
+import type { ArtifactStore, ResultStore, SandboxReceiptStore, TransactionResultsReader, TransactionStore } from '../../domain/processing-ports.ts';
 import type { FeedFilters, Position, RecordLists, ResultFilters, TransactionFilters } from '../../domain/records-query.ts';
 import {
   ACKNOWLEDGMENT_STATUSES,
@@ -61,7 +61,7 @@ export interface RecordsSettings {
 
 export interface RecordsDeps {
   readonly transactions: Pick<TransactionStore, 'get' | 'byTrace' | 'traceErrors'>;
-  readonly results: Pick<ResultStore, 'get' | 'byTrace' | 'byTransaction'>;
+  readonly results: Pick<ResultStore, 'get' | 'byTrace'> & TransactionResultsReader;
   readonly artifacts: Pick<ArtifactStore, 'get' | 'chunks'>;
   readonly lists: RecordLists;
   readonly receipts: Pick<SandboxReceiptStore, 'receivedResults' | 'receivedArtifact'>;
@@ -188,18 +188,20 @@ export class RecordsReader {
     this.access(caller, 'transactions');
     const t = isWellFormedId(id) ? await this.deps.transactions.get(caller.organizationId, id) : null;
     if (!t) throw notFound('transaction', 'EDI transaction', id);
-    const [own, traceErrors] = await Promise.all([this.deps.results.byTransaction(t.organizationId, t.traceGuid, t.id), this.deps.transactions.traceErrors(t.organizationId, t.traceGuid)]);
-    let results = own;
-    let traceHasResults = own.length > 0;
+    // one read for the transaction's own results and the trace's failures; the whole trace
+    // only when none is attributed to it, or to name the earliest of several failures elsewhere
+    const own = await this.deps.results.transactionResults(t.organizationId, t.traceGuid, t.id);
+    let results = own?.results ?? [];
+    const traceErrors = own?.traceErrors ?? (await this.deps.transactions.traceErrors(t.organizationId, t.traceGuid));
+    let traceHasResults = own !== null;
     const elsewhere = t.failed ? [] : traceErrors.filter((e) => e.transactionId !== t.id);
     let whole: ResultRecord[] | null = null;
-    if (own.length === 0 || elsewhere.length > 1) whole = await this.deps.results.byTrace(t.organizationId, t.traceGuid);
-    if (own.length === 0 && whole) {
+    if (own === null || elsewhere.length > 1) whole = await this.deps.results.byTrace(t.organizationId, t.traceGuid);
+    if (own === null && whole) {
       // the whole trace's results when none of them is attributed to any transaction
       traceHasResults = whole.length > 0;
       if (whole.every((r) => r.transactionId === null)) results = whole;
     }
-    // of several failures elsewhere on the trace, the detail names the earliest
     let errors = traceErrors;
     if (whole && elsewhere.length > 1) {
       const at = new Map(whole.map((r) => [r.id, r.createdAt]));
