@@ -85,7 +85,7 @@ export class FakeRateLimits implements RateLimitStore {
     this.calls += 1;
     const k = `${scope}/${keyId}/${windowStart}`;
     let rows = this.tallies.get(k);
-    if (!rows) this.tallies.set(k, (rows = new Map()));
+    if (!rows) this.tallies.set(k, (rows = new Map<string, number>()));
     rows.set(replicaId, tally);
     const total = [...rows.values()].reduce((a, b) => a + b, 0);
     this.counts.set(k, total);
