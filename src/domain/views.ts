@@ -237,14 +237,13 @@ export interface TraceSource {
 /** DESIGN §3: a whole run, with every artifact once and the node that produced it. */
 export function traceView(s: TraceSource): Record<string, unknown> {
   const firstTx = s.transactions[0];
-  const firstResult = s.results[0];
   const times = [...s.transactions.map((t) => t.createdAt), ...s.results.map((r) => r.createdAt)];
   return {
     traceGuid: s.traceGuid,
     direction: s.flow?.direction ?? firstTx?.direction ?? null,
     partnerKey: firstTx?.partnerKey ?? s.results.find((r) => r.partnerKey !== null)?.partnerKey ?? null,
     flow: s.flow ? { id: s.flow.id, name: s.flow.name, versionNumber: s.flow.versionNumber } : null,
-    createdAt: times.length > 0 ? isoMicros(Math.min(...times)) : firstResult ? isoMicros(firstResult.createdAt) : null,
+    createdAt: times.length > 0 ? isoMicros(Math.min(...times)) : null,
     transactions: s.transactions.map((t) => ({ id: t.id, transactionSetIdentifier: t.transactionSetIdentifier, status: statusOf(t) })),
     results: s.results.map(compactResultView),
     artifacts: s.artifacts.map((a) => ({ id: a.id, usage: a.usage, contentType: a.contentType, filename: a.filename, resultId: a.resultId, nodeName: a.nodeName })),
