@@ -32,6 +32,8 @@ export interface Config {
     readonly logVisibilityLagMs: number;
     /** Largest request body of a document submission (EDI or JSON), in bytes. @default 104857600 */
     readonly maxSubmissionBytes: number;
+    /** How long a process reuses a valid API key's lookup; a revocation takes effect within it (0: look up every request). @default 1000 */
+    readonly keyCacheMs: number;
   };
   readonly kafka: {
     /** @default ["127.0.0.1:9092"] */ readonly brokers: readonly string[];
@@ -176,6 +178,7 @@ export function loadConfig(env: Env = process.env): Config {
       feedVisibilityLagMs: r.int('TDX_FEED_VISIBILITY_LAG_MS', 2000, 0, 60_000),
       logVisibilityLagMs: r.int('TDX_LOG_VISIBILITY_LAG_MS', 5000, 0, 60_000),
       maxSubmissionBytes: r.int('TDX_MAX_SUBMISSION_BYTES', 100 * 1024 * 1024, 1, 4 * 1024 * 1024 * 1024),
+      keyCacheMs: r.int('TDX_API_KEY_CACHE_MS', 1000, 0, 60_000),
     },
     kafka: {
       brokers: r.list('KAFKA_BROKERS', ['127.0.0.1:9092']),

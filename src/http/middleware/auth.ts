@@ -15,21 +15,45 @@ export interface AuthDeps {
   readonly logger: Logger;
   /** Minimum interval between `lastUsedAt` writes of one key from this process. @default 60000 */
   readonly touchIntervalMs?: number;
+  /** How long this process reuses a valid key's lookup (a revocation takes effect within it; 0: never). @default 0 */
+  readonly cacheMs?: number;
+  /** Clock in milliseconds (tests). */
+  readonly now?: () => number;
 }
+
+/** Keys whose lookup a process remembers at most. */
+const CACHED_KEYS_MAX = 10_000;
 
 const HEADER_RE = /^Key\s+(\S+)\s*$/i;
 
 export function authenticate(deps: AuthDeps): Middleware {
   const touched = new Map<string, number>();
   const interval = deps.touchIntervalMs ?? 60_000;
-  // Requests carrying the same key while its lookup is under way share that lookup (nothing is
-  // cached past it, so a revoked key is refused from the next lookup on).
-  const pending = new Map<string, ReturnType<AuthDeps['keys']['findKeyByHash']>>();
-  const lookup = (hash: string): ReturnType<AuthDeps['keys']['findKeyByHash']> => {
+  const clock = deps.now ?? Date.now;
+  const cacheMs = deps.cacheMs ?? 0;
+  type Found = Awaited<ReturnType<AuthDeps['keys']['findKeyByHash']>>;
+  // Requests carrying the same key while its lookup is under way share that lookup; a valid key
+  // is then reused for `cacheMs` (a revoked key is refused once that has passed).
+  const pending = new Map<string, Promise<Found>>();
+  const cached = new Map<string, { found: NonNullable<Found>; until: number }>();
+  const lookup = (hash: string): Promise<Found> => {
+    const hit = cached.get(hash);
+    if (hit && hit.until > clock()) return Promise.resolve(hit.found);
     let p = pending.get(hash);
     if (!p) {
       p = deps.keys.findKeyByHash(hash).finally(() => pending.delete(hash));
       pending.set(hash, p);
+      if (cacheMs > 0) {
+        p.then(
+          (found) => {
+            cached.delete(hash);
+            if (!found || found.revokedAt !== null) return;
+            if (cached.size >= CACHED_KEYS_MAX) cached.delete(cached.keys().next().value!);
+            cached.set(hash, { found, until: clock() + cacheMs });
+          },
+          () => undefined,
+        );
+      }
     }
     return p;
   };

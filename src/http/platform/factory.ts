@@ -19,6 +19,7 @@ export function platformRouterOverCassandra(config: Config, logger: Logger, clie
     configStore: new CassandraConfigReadStore(client),
     engine: implementationEngine,
     logger: logger.child({ component: 'platform' }),
+    keyCacheMs: config.api.keyCacheMs,
     ...more,
   });
 }

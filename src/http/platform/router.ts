@@ -30,6 +30,8 @@ export interface PlatformDeps {
   readonly submissions?: Omit<SubmissionDeps, 'store'>;
   /** The records API (transactions, results, payloads, artifacts, feed, logs, traces). */
   readonly records?: RecordsDeps;
+  /** How long a valid key's lookup is reused (config.api.keyCacheMs). @default 0 */
+  readonly keyCacheMs?: number;
 }
 
 export interface PlatformRouter {
@@ -44,7 +46,7 @@ export interface PlatformRouter {
 export function createPlatformRouter(deps: PlatformDeps): PlatformRouter {
   const router = new Router();
   const cursors = new CursorCodec(deps.api.cursorSecret);
-  router.use('/platform', authenticate({ keys: deps.keys, logger: deps.logger }), rateLimit({ store: deps.rateLimits, scope: 'platform', perMinute: deps.api.rateLimitPerMinute }));
+  router.use('/platform', authenticate({ keys: deps.keys, logger: deps.logger, cacheMs: deps.keyCacheMs ?? 0 }), rateLimit({ store: deps.rateLimits, scope: 'platform', perMinute: deps.api.rateLimitPerMinute }));
   router.get('/platform/openapi.json', requireAccess('documentation'), (ctx) => {
     ctx.body = openApiDocument(deps.api.publicUrl);
   });
