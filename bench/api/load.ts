@@ -29,11 +29,21 @@ export interface Loaded {
   readonly middle: number;
 }
 
+/**
+ * A trace GUID as the service makes them (UUIDv7 of the time the document entered), with its
+ * random part drawn from the document's number so a rerun finds the same ids.
+ */
+export function traceAt(org: string, i: number, atMicros: number): string {
+  const hex = Math.floor(atMicros / 1000).toString(16).padStart(12, '0');
+  const rest = deterministicId('bench-trace', org, i).replace(/-/g, '');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7${rest.slice(13, 16)}-${((parseInt(rest[16]!, 16) & 0x3) | 0x8).toString(16)}${rest.slice(17, 20)}-${rest.slice(20, 32)}`;
+}
+
 /** The records of the i-th document. */
 export function documentOf(org: string, i: number, n: number, newest: number): { tx: StoredTransaction; results: ResultRecord[]; entry: FeedEntryRecord } {
   const step = Math.floor((40 * DAY_US) / n);
   const at = newest - (n - 1 - i) * step;
-  const trace = deterministicId('bench-trace', org, i);
+  const trace = traceAt(org, i, at);
   const id = deterministicId('bench-transaction', org, i);
   const partner = `P${i % PARTNERS}`;
   const direction = i % 3 === 0 ? 'outbound' : 'inbound';

@@ -7,8 +7,8 @@
  * Cassandra keyspace and ClickHouse database; the API runs as its own process
  * (`tdx start --role api`, authentication and the shared rate limit on, the limit raised so it
  * never answers 429); autocannon drives each endpoint for BENCH_API_SECONDS (default 10) after a
- * short warm-up, the detail with BENCH_API_CONNECTIONS (default 16) connections and the pages
- * with BENCH_API_PAGE_CONNECTIONS (default 4):
+ * short warm-up, the detail with BENCH_API_CONNECTIONS (default 16) connections and each page
+ * endpoint once per count in BENCH_API_PAGE_CONNECTIONS (default "1,4"):
  *
  * - `detail`: GET /platform/edi_transactions/:id over 2,000 sampled ids, four keys.
  * - `detail, new key each request`: the same over 1,000 keys, so no two requests share a key
@@ -43,7 +43,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const sizes = (process.env['BENCH_API_SIZES'] ?? '10000,1000000').split(',').map((s) => Number(s.trim()));
 const seconds = Number(process.env['BENCH_API_SECONDS'] ?? 10);
 const connections = Number(process.env['BENCH_API_CONNECTIONS'] ?? 16);
-const pageConnections = Number(process.env['BENCH_API_PAGE_CONNECTIONS'] ?? 4);
+const pageConnections = (process.env['BENCH_API_PAGE_CONNECTIONS'] ?? '1,4').split(',').map((s) => Number(s.trim()));
 const keep = process.env['BENCH_API_KEEP'] === '1';
 const only = process.env['BENCH_API_ONLY']?.split(',').map((s) => s.trim());
 const logger = createLogger({ logLevel: 'warn', serviceName: 'bench-api' });
@@ -209,11 +209,12 @@ async function benchSize(size: number): Promise<Figure[]> {
     const feedPage = await get(runs[3]![1][0]!);
     if ((feedPage['feedEntries'] as unknown[]).length !== 50) throw new Error('a feed page does not hold 50 entries');
     for (const [name, paths, keys] of runs.filter(([n]) => !only || only.includes(n))) {
-      const conc = name.startsWith('detail') ? connections : pageConnections;
-      await drive(url, paths, keys, 2, conc);
-      const f = await drive(url, paths, keys, seconds, conc);
-      figures.push({ endpoint: name, rows: size, connections: conc, ...f });
-      process.stdout.write(`${name.padEnd(30)} ${size.toLocaleString('en-US').padStart(9)}  ${Math.round(f.rps)} req/s  p50 ${f.p50} ms  p99 ${f.p99} ms${f.errors ? `  (${f.errors} errors)` : ''}\n`);
+      for (const conc of name.startsWith('detail') ? [connections] : pageConnections) {
+        await drive(url, paths, keys, 2, conc);
+        const f = await drive(url, paths, keys, seconds, conc);
+        figures.push({ endpoint: name, rows: size, connections: conc, ...f });
+        process.stdout.write(`${name.padEnd(30)} ${size.toLocaleString('en-US').padStart(9)}  ${String(conc).padStart(2)} conn  ${Math.round(f.rps)} req/s  p50 ${f.p50} ms  p99 ${f.p99} ms${f.errors ? `  (${f.errors} errors)` : ''}\n`);
+      }
     }
   } finally {
     child.kill('SIGTERM');

@@ -114,6 +114,8 @@ export interface RecordLists {
   transactions(organizationId: string, filters: TransactionFilters, before: Position | null, limit: number): Promise<{ rows: TransactionListRow[]; more: boolean }>;
   /** Newest first: at most `scan` rows strictly before `before`, light (position and status). */
   scanResults(organizationId: string, filters: ResultFilters, before: Position | null, scan: number): Promise<ResultScanRow[]>;
+  /** Newest first, whole rows: at most `limit` results strictly before `before`, and whether more follow. */
+  resultsPage(organizationId: string, filters: ResultFilters, before: Position | null, limit: number): Promise<{ rows: ResultRecord[]; more: boolean }>;
   /** Full results by position (the ones a page keeps), in the order given. */
   results(organizationId: string, positions: readonly Position[]): Promise<ResultRecord[]>;
   /**

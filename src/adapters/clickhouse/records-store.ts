@@ -47,6 +47,12 @@ const SETTINGS = { do_not_merge_across_partitions_select_final: 1, max_threads: 
 
 const ts = (name: string): string => `fromUnixTimestamp64Micro({${name}:Int64}, 'UTC')`;
 
+/** The later of a page's lower bound and its trace's floor (see `traceFloor`). */
+function floorOf(lower: Micros | null, trace: string | undefined): Micros | null {
+  const floor = trace === undefined ? null : traceFloor(trace);
+  return floor === null ? lower : lower === null ? floor : Math.max(lower, floor);
+}
+
 /** A time range of one read: `from` inclusive, `to` exclusive; null is open. */
 interface Window {
   readonly from: Micros | null;
@@ -95,6 +101,20 @@ export function* windows(direction: 'backward' | 'forward', start: Micros | null
     from = to;
     size *= WINDOW_GROWTH;
   }
+}
+
+/** Slack below a trace's own creation time for the rows of the trace (clock skew between replicas). */
+const TRACE_SLACK_US = 3_600_000_000;
+
+/**
+ * The earliest time a row of `trace` can carry: trace GUIDs are UUIDv7, made when the document
+ * entered, whose first 48 bits are that time in milliseconds; every row of the trace comes after
+ * (an hour of slack for clocks). Null for any other id.
+ */
+export function traceFloor(trace: string): Micros | null {
+  const m = /^([0-9a-f]{8})-([0-9a-f]{4})-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i.exec(trace);
+  if (!m) return null;
+  return parseInt(`${m[1]}${m[2]}`, 16) * 1000 - TRACE_SLACK_US;
 }
 
 export interface ClickHouseRecordListsOptions {
@@ -161,13 +181,14 @@ export class ClickHouseRecordLists implements RecordLists {
     until: Micros | null,
     since: Micros | null,
     need: number,
-    oneGo: boolean,
+    trace: string | undefined,
   ): Promise<T[]> {
     const out: T[] = [];
+    const oneGo = trace !== undefined;
     const upper = before ? before.createdAt : until;
     const key = `${list}|${JSON.stringify(params)}`;
     const anchor = this.now();
-    const ws = oneGo ? [{ from: since, to: upper }] : windows('backward', upper, since, anchor, this.horizon, this.firstWindow(key, need));
+    const ws = oneGo ? [{ from: floorOf(since, trace), to: upper }] : windows('backward', upper, since, anchor, this.horizon, this.firstWindow(key, need));
     let firstWindow = true;
     for (const w of ws) {
       const cond = [...where];
@@ -207,12 +228,13 @@ export class ClickHouseRecordLists implements RecordLists {
     since: Micros | null,
     bound: Micros,
     need: number,
-    oneGo: boolean,
+    trace: string | undefined,
   ): Promise<T[]> {
     const out: T[] = [];
+    const oneGo = trace !== undefined;
     const lower = after ? after.createdAt : since;
     const key = `${list}|${JSON.stringify(params)}`;
-    const ws = oneGo ? [{ from: lower, to: null }] : windows('forward', lower, bound, this.now(), this.horizon, this.firstWindow(key, need));
+    const ws = oneGo ? [{ from: floorOf(lower, trace), to: null }] : windows('forward', lower, bound, this.now(), this.horizon, this.firstWindow(key, need));
     let firstWindow = true;
     for (const w of ws) {
       const cond = [...where, `created_at <= ${ts('bound')}`];
@@ -276,11 +298,11 @@ export class ClickHouseRecordLists implements RecordLists {
         `SELECT id, trace_guid, direction, usage_indicator, partner_key, transaction_set_identifier, reference, sender_qualifier, sender_extid, receiver_qualifier, receiver_extid, interchange_control_number, group_control_number, transaction_set_control_number, status, toUnixTimestamp64Micro(delivered_at) AS delivered_us, warning_count, acknowledgment_status, resend_count, toUnixTimestamp64Micro(last_resent_at) AS last_resent_us, duplicate_of, toUnixTimestamp64Micro(created_at) AS created_us, toUnixTimestamp64Micro(updated_at) AS updated_us FROM ${this.table('transactions')} FINAL WHERE ${w} ORDER BY created_at DESC, id DESC LIMIT ${need}`,
         p,
       );
-    const got = await this.backward('transactions', select, where, params, before, f.until ?? null, f.since ?? null, limit + 1, f.trace !== undefined);
+    const got = await this.backward('transactions', select, where, params, before, f.until ?? null, f.since ?? null, limit + 1, f.trace);
     return { rows: got.slice(0, limit).map(txOf), more: got.length > limit };
   }
 
-  async scanResults(organizationId: string, f: ResultFilters, before: Position | null, scan: number): Promise<ResultScanRow[]> {
+  private resultFilters(organizationId: string, f: ResultFilters): { where: string[]; params: Params } {
     const where = ['org_id = {org:String}'];
     const params: Params = { org: organizationId };
     if (f.trace !== undefined) {
@@ -292,17 +314,29 @@ export class ClickHouseRecordLists implements RecordLists {
       params['nodeLower'] = f.node.toLowerCase();
       params['node'] = f.node;
     }
+    return { where, params };
+  }
+
+  async scanResults(organizationId: string, f: ResultFilters, before: Position | null, scan: number): Promise<ResultScanRow[]> {
+    const { where, params } = this.resultFilters(organizationId, f);
     const select = (w: string, p: Params, need: number): Promise<{ id: string; created_us: number; status: string }[]> =>
       this.rows(`SELECT id, toUnixTimestamp64Micro(created_at) AS created_us, status FROM ${this.table('results')} FINAL WHERE ${w} ORDER BY created_at DESC, id DESC LIMIT ${need}`, p);
-    const got = await this.backward('results', select, where, params, before, null, null, scan, f.trace !== undefined);
+    const got = await this.backward('results', select, where, params, before, null, null, scan, f.trace);
     return got.map((r) => ({ id: r.id, createdAt: Number(r.created_us), status: r.status === 'error' ? 'error' : 'success' }));
+  }
+
+  async resultsPage(organizationId: string, f: ResultFilters, before: Position | null, limit: number): Promise<{ rows: ResultRecord[]; more: boolean }> {
+    const { where, params } = this.resultFilters(organizationId, f);
+    const select = (w: string, p: Params, need: number): Promise<ResultRow[]> => this.rows<ResultRow>(`SELECT ${RESULT_COLUMNS} FROM ${this.table('results')} FINAL WHERE ${w} ORDER BY created_at DESC, id DESC LIMIT ${need}`, p);
+    const got = await this.backward('results-page', select, where, params, before, null, null, limit + 1, f.trace);
+    return { rows: got.slice(0, limit).map((r) => resultOf(organizationId, r)), more: got.length > limit };
   }
 
   async results(organizationId: string, positions: readonly Position[]): Promise<ResultRecord[]> {
     if (positions.length === 0) return [];
     const times = positions.map((p) => p.createdAt);
     const rows = await this.rows<ResultRow>(
-      `SELECT id, trace_guid, transaction_id, flow_id, node_id, node_name, service, status, direction, partner_key, resend, detail, toUnixTimestamp64Micro(created_at) AS created_us, toUnixTimestamp64Micro(updated_at) AS updated_us FROM ${this.table('results')} FINAL WHERE org_id = {org:String} AND created_at >= ${ts('lo')} AND created_at <= ${ts('hi')} AND id IN (${positions.map((_, i) => `{id${i}:String}`).join(', ')})`,
+      `SELECT ${RESULT_COLUMNS} FROM ${this.table('results')} FINAL WHERE org_id = {org:String} AND created_at >= ${ts('lo')} AND created_at <= ${ts('hi')} AND id IN (${positions.map((_, i) => `{id${i}:String}`).join(', ')})`,
       { org: organizationId, lo: Math.min(...times), hi: Math.max(...times), ...Object.fromEntries(positions.map((p, i) => [`id${i}`, p.id])) },
     );
     const byId = new Map(rows.map((r) => [r.id, r]));
@@ -338,7 +372,7 @@ export class ClickHouseRecordLists implements RecordLists {
         `SELECT id, direction, status, toUnixTimestamp64Micro(created_at) AS created_us, partner_key, trace_guid, result_id, detail FROM ${this.table('feed_entries')} FINAL WHERE ${w} ORDER BY created_at, id LIMIT ${need}`,
         p,
       );
-    const got = await this.forward('feed', select, where, params, after, since, bound, limit + 1, f.trace !== undefined);
+    const got = await this.forward('feed', select, where, params, after, since, bound, limit + 1, f.trace);
     return {
       rows: got.slice(0, limit).map((r) => ({
         id: r.id,
@@ -384,7 +418,7 @@ export class ClickHouseRecordLists implements RecordLists {
     }
     const select = (w: string, p: Params, need: number): Promise<LogRow[]> =>
       this.rows<LogRow>(`SELECT id, level, message, node_name, trace_guid, toUnixTimestamp64Micro(created_at) AS created_us FROM ${this.table('logs')} FINAL WHERE ${w} ORDER BY created_at, id LIMIT ${need}`, p);
-    const got = await this.forward('logs', select, where, params, after, since, bound, limit + 1, true);
+    const got = await this.forward('logs', select, where, params, after, since, bound, limit + 1, traceGuid);
     return {
       rows: got.slice(0, limit).map((r) => ({ id: r.id, level: r.level as LogLevel, message: r.message, nodeName: r.node_name, traceGuid: r.trace_guid, createdAt: Number(r.created_us) })),
       more: got.length > limit,
@@ -447,6 +481,9 @@ function txOf(r: TxRow): TransactionListRow {
     updatedAt: Number(r.updated_us),
   };
 }
+
+const RESULT_COLUMNS =
+  'id, trace_guid, transaction_id, flow_id, node_id, node_name, service, status, direction, partner_key, resend, detail, toUnixTimestamp64Micro(created_at) AS created_us, toUnixTimestamp64Micro(updated_at) AS updated_us';
 
 interface ResultRow {
   id: string;

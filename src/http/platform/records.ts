@@ -240,7 +240,13 @@ export class RecordsReader {
     const scope: CursorScope = { endpoint: 'results', organizationId: caller.organizationId, filters: filtersText({ ...filters, status }) };
     const before = this.decode(scope, cursor);
     const sift = status !== undefined || caller.kind === 'sandbox';
-    const scan = sift ? Math.max(limit, this.deps.settings.resultsStatusScanLimit) : limit;
+    const view = (r: ResultRecord): unknown => (compact ? compactResultView(r) : resultView(r));
+    if (!sift) {
+      const page = await this.deps.lists.resultsPage(caller.organizationId, filters, before, limit);
+      const lastRow = page.rows[page.rows.length - 1];
+      return { results: page.rows.map(view), pagination: { hasMore: page.more, nextCursor: page.more && lastRow ? this.cursors.encode(scope, posKey(lastRow)) : null } };
+    }
+    const scan = Math.max(limit, this.deps.settings.resultsStatusScanLimit);
     const rows = await this.deps.lists.scanResults(caller.organizationId, filters, before, scan + 1);
     const received = caller.kind === 'sandbox' ? await this.deps.receipts.receivedResults(caller.organizationId, rows.slice(0, scan).map((r) => r.id)) : null;
     const kept: Position[] = [];
@@ -253,7 +259,7 @@ export class RecordsReader {
     const hasMore = last >= 0 && last < rows.length - 1;
     const records = await this.deps.lists.results(caller.organizationId, kept);
     return {
-      results: records.map((r): unknown => (compact ? compactResultView(r) : resultView(r))),
+      results: records.map(view),
       pagination: { hasMore, nextCursor: hasMore ? this.cursors.encode(scope, posKey(rows[last]!)) : null },
     };
   }

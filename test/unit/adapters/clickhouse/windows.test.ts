@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { windows } from '../../../../src/adapters/clickhouse/records-store.ts';
+import { traceFloor, windows } from '../../../../src/adapters/clickhouse/records-store.ts';
 
 const H = 3_600_000_000;
 const take = <T>(g: Iterable<T>, n = 20): T[] => {
@@ -42,5 +42,14 @@ describe('page windows', () => {
     const ws = take(windows('backward', 0, null, 0, 20 * H, H));
     expect(ws[ws.length - 1]).toEqual({ from: null, to: -17 * H });
     expect(ws.length).toBe(3);
+  });
+});
+
+describe('trace floor', () => {
+  it('reads the creation time of a UUIDv7 trace, an hour early, and nothing from other ids', () => {
+    // 0x019a2b3c4d5e ms since the epoch
+    expect(traceFloor('019a2b3c-4d5e-7abc-8def-0123456789ab')).toBe(0x019a2b3c4d5e * 1000 - 3_600_000_000);
+    expect(traceFloor('019a2b3c-4d5e-8abc-8def-0123456789ab')).toBeNull();
+    expect(traceFloor('not-a-trace')).toBeNull();
   });
 });

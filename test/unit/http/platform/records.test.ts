@@ -75,6 +75,7 @@ function harness(opts: { results?: ResultRecord[]; artifacts?: Record<string, { 
       const start = before ? all.findIndex((r) => r.id === before.id) + 1 : 0;
       return all.slice(start, start + scan);
     },
+    resultsPage: async () => ({ rows: [], more: false }),
     results: async (_org, positions) => positions.map((p) => result(Number(p.id.slice(-12)), { createdAt: p.createdAt })),
     feed: async (_org, filters, after, since, bound) => {
       calls.feed.push({ bound, after, since, filters });
