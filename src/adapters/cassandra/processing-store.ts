@@ -732,7 +732,7 @@ export class CassandraSecretReader implements SecretReader {
 
 // --- sandbox receipts --------------------------------------------------------------------------
 
-/** What the sandbox sinks of an organization received (migrations/0020_records_api.cql). */
+/** What the sandbox sinks of an organization received (migrations/0120_records_api.cql). */
 export class CassandraSandboxReceipts implements SandboxReceiptStore {
   constructor(private readonly client: Client) {}
 

@@ -1,5 +1,5 @@
 /**
- * Rate-limit windows in Cassandra (migrations/0020, table `rate_limit_tallies`), so every API
+ * Rate-limit windows in Cassandra (migrations/0120, table `rate_limit_tallies`), so every API
  * replica counts against one budget. Each replica keeps its own row per (key, scope, window)
  * holding how many requests it has counted; `tally` writes the replica's new tally, then reads
  * the partition back (one row per replica) and returns the sum. Both at LOCAL_QUORUM (the
