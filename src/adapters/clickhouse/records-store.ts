@@ -5,12 +5,14 @@
  * How a page stays bounded. Every table is sorted by (org_id, created_at, id) and partitioned by
  * day of created_at, and ClickHouse cannot stop early on an `ORDER BY ... LIMIT` read with FINAL
  * (it reads every part the WHERE leaves). So a page is read in time windows that walk away from
- * its starting point: first the hour next to it, then a window 16 times longer, and so on, until
- * the page is full; the last window is open-ended. Each window is a primary-key range, so it
- * reads only the parts and granules of those hours, and a page reads about as many rows as it
- * returns (plus the rows its filters drop) however large the table grows. Filters that name one
- * trace read in one go instead: a trace holds few rows, and the bloom-filter skip index on
- * trace_guid finds its granules.
+ * its starting point: first a window sized from the row density the previous page of the same
+ * list and filters met (an hour when unknown), then windows 16 times longer each, until the page
+ * is full; the last window is open-ended. Each window is a primary-key range, so it reads only
+ * the parts and granules of those hours, and a page reads about as many rows as it returns (plus
+ * the rows its filters drop) however large the table grows. Filters that name one trace read in
+ * one go instead, from the trace's own creation time (its UUIDv7) on: a trace holds few rows,
+ * the bloom-filter skip index on trace_guid finds their granules, and the results of one trace
+ * come from `results_by_trace`, sorted by trace first.
  *
  * FINAL collapses the versions of a row (transactions and results get a row per change) and
  * repeated inserts (feed and log entries keep their sorting key). A row's versions share its
@@ -317,17 +319,22 @@ export class ClickHouseRecordLists implements RecordLists {
     return { where, params };
   }
 
+  /** The results of one trace are read from `results_by_trace` (sorted by trace first). */
+  private resultsTable(f: ResultFilters): string {
+    return this.table(f.trace !== undefined ? 'results_by_trace' : 'results');
+  }
+
   async scanResults(organizationId: string, f: ResultFilters, before: Position | null, scan: number): Promise<ResultScanRow[]> {
     const { where, params } = this.resultFilters(organizationId, f);
     const select = (w: string, p: Params, need: number): Promise<{ id: string; created_us: number; status: string }[]> =>
-      this.rows(`SELECT id, toUnixTimestamp64Micro(created_at) AS created_us, status FROM ${this.table('results')} FINAL WHERE ${w} ORDER BY created_at DESC, id DESC LIMIT ${need}`, p);
+      this.rows(`SELECT id, toUnixTimestamp64Micro(created_at) AS created_us, status FROM ${this.resultsTable(f)} FINAL WHERE ${w} ORDER BY created_at DESC, id DESC LIMIT ${need}`, p);
     const got = await this.backward('results', select, where, params, before, null, null, scan, f.trace);
     return got.map((r) => ({ id: r.id, createdAt: Number(r.created_us), status: r.status === 'error' ? 'error' : 'success' }));
   }
 
   async resultsPage(organizationId: string, f: ResultFilters, before: Position | null, limit: number): Promise<{ rows: ResultRecord[]; more: boolean }> {
     const { where, params } = this.resultFilters(organizationId, f);
-    const select = (w: string, p: Params, need: number): Promise<ResultRow[]> => this.rows<ResultRow>(`SELECT ${RESULT_COLUMNS} FROM ${this.table('results')} FINAL WHERE ${w} ORDER BY created_at DESC, id DESC LIMIT ${need}`, p);
+    const select = (w: string, p: Params, need: number): Promise<ResultRow[]> => this.rows<ResultRow>(`SELECT ${RESULT_COLUMNS} FROM ${this.resultsTable(f)} FINAL WHERE ${w} ORDER BY created_at DESC, id DESC LIMIT ${need}`, p);
     const got = await this.backward('results-page', select, where, params, before, null, null, limit + 1, f.trace);
     return { rows: got.slice(0, limit).map((r) => resultOf(organizationId, r)), more: got.length > limit };
   }
