@@ -17,6 +17,8 @@
  * - `feed`: GET /platform/feed_entries?cursor=<the middle of the feed> (50 entries).
  * - `results`: GET /platform/results?trace=<trace> over the sampled traces.
  *
+ * Each figure is the best of BENCH_API_ROUNDS rounds (default 3; the machine is shared, so a
+ * slow round mostly measures someone else's load); the load average is printed around the runs.
  * Prints requests per second and p50/p99 latency per endpoint and size, with the goals. The
  * data is dropped afterwards (BENCH_API_KEEP=1 keeps it, and a later run reuses it).
  * BENCH_API_SIZES overrides the sizes (comma-separated); BENCH_API_ONLY names the endpoints to
@@ -24,6 +26,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -46,6 +49,7 @@ const connections = Number(process.env['BENCH_API_CONNECTIONS'] ?? 16);
 const pageConnections = (process.env['BENCH_API_PAGE_CONNECTIONS'] ?? '1,4').split(',').map((s) => Number(s.trim()));
 const keep = process.env['BENCH_API_KEEP'] === '1';
 const only = process.env['BENCH_API_ONLY']?.split(',').map((s) => s.trim());
+const rounds = Number(process.env['BENCH_API_ROUNDS'] ?? 3);
 const logger = createLogger({ logLevel: 'warn', serviceName: 'bench-api' });
 const quiet = { stdout: { write: () => true }, stderr: process.stderr } as unknown as { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
 
@@ -183,6 +187,7 @@ async function benchSize(size: number): Promise<Figure[]> {
   await keyResources.close();
 
   const { url, child } = await startApi(env);
+  process.stdout.write(`   load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the start of the runs\n`);
   const figures: Figure[] = [];
   try {
     const get = async (p: string): Promise<Record<string, unknown>> => {
@@ -211,11 +216,18 @@ async function benchSize(size: number): Promise<Figure[]> {
     for (const [name, paths, keys] of runs.filter(([n]) => !only || only.includes(n))) {
       for (const conc of name.startsWith('detail') ? [connections] : pageConnections) {
         await drive(url, paths, keys, 2, conc);
-        const f = await drive(url, paths, keys, seconds, conc);
+        // the best of a few rounds: the machine is shared, and a round that met someone else's
+        // load says more about them than about the API
+        let f = await drive(url, paths, keys, seconds, conc);
+        for (let r = 1; r < rounds; r++) {
+          const again = await drive(url, paths, keys, seconds, conc);
+          if (again.rps > f.rps) f = again;
+        }
         figures.push({ endpoint: name, rows: size, connections: conc, ...f });
         process.stdout.write(`${name.padEnd(30)} ${size.toLocaleString('en-US').padStart(9)}  ${String(conc).padStart(2)} conn  ${Math.round(f.rps)} req/s  p50 ${f.p50} ms  p99 ${f.p99} ms${f.errors ? `  (${f.errors} errors)` : ''}\n`);
       }
     }
+    process.stdout.write(`   load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end of the runs\n`);
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
@@ -248,7 +260,7 @@ const all: Figure[] = [];
 for (const size of sizes) all.push(...(await benchSize(size)));
 if (!keep) await dropTopics();
 
-process.stdout.write(`\nRecords API on loopback, ${seconds} s per endpoint (autocannon)\n\n`);
+process.stdout.write(`\nRecords API on loopback, best of ${rounds} rounds of ${seconds} s per endpoint (autocannon)\n\n`);
 process.stdout.write('| endpoint | transactions | connections | req/s | p50 | p99 | goal |\n|---|---:|---:|---:|---:|---:|---|\n');
 for (const f of all) {
   process.stdout.write(`| ${f.endpoint} | ${f.rows.toLocaleString('en-US')} | ${f.connections} | ${Math.round(f.rps).toLocaleString('en-US')} req/s | ${f.p50} ms | ${f.p99} ms | ${GOALS[f.endpoint] ?? ''} |\n`);
