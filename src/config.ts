@@ -37,6 +37,8 @@ export interface Config {
     readonly logVisibilityLagMs: number;
     /** Largest request body of a document submission (EDI or JSON), in bytes. @default 104857600 */
     readonly maxSubmissionBytes: number;
+    /** How long a process reuses a valid API key's lookup; a revocation takes effect within it (0: look up every request). @default 1000 */
+    readonly keyCacheMs: number;
   };
   readonly kafka: {
     /** @default ["127.0.0.1:9092"] */ readonly brokers: readonly string[];
@@ -127,6 +129,10 @@ export interface Config {
   };
   /** Grace period for in-flight work on SIGTERM. @default 15000 */
   readonly shutdownTimeoutMs: number;
+  readonly mcp: {
+    /** API key `tdx mcp` connects with when `--key` is not given. @default undefined */
+    readonly apiKey: string | undefined;
+  };
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -231,6 +237,7 @@ export function loadConfig(env: Env = process.env): Config {
       feedVisibilityLagMs: r.int('TDX_FEED_VISIBILITY_LAG_MS', 2000, 0, 60_000),
       logVisibilityLagMs: r.int('TDX_LOG_VISIBILITY_LAG_MS', 5000, 0, 60_000),
       maxSubmissionBytes: r.int('TDX_MAX_SUBMISSION_BYTES', 100 * 1024 * 1024, 1, 4 * 1024 * 1024 * 1024),
+      keyCacheMs: r.int('TDX_API_KEY_CACHE_MS', 1000, 0, 60_000),
     },
     kafka: {
       brokers: r.list('KAFKA_BROKERS', ['127.0.0.1:9092']),
@@ -286,6 +293,9 @@ export function loadConfig(env: Env = process.env): Config {
       overdueCheckIntervalMs: r.int('TDX_ACK_OVERDUE_CHECK_INTERVAL_MS', 30_000, 100, 3_600_000),
     },
     shutdownTimeoutMs: r.int('TDX_SHUTDOWN_TIMEOUT_MS', 15_000, 0, 600_000),
+    mcp: {
+      apiKey: r.optional('TDX_API_KEY'),
+    },
   };
   if (!/^[A-Za-z0-9_]+$/.test(config.cassandra.keyspace)) {
     r.problems.push(`CASSANDRA_KEYSPACE: letters, digits and underscores only, got "${config.cassandra.keyspace}"`);

@@ -12,6 +12,8 @@ import { nodeRole, type NodeFactory } from './roles/node-role.ts';
 import { materializerRole } from './roles/materializer.ts';
 import { schedulerRole, type SchedulerJobFactory } from './roles/scheduler.ts';
 import { platformRouterOverCassandra } from './http/platform/factory.ts';
+import type { RecordsDeps } from './http/platform/records.ts';
+import { ClickHouseRecordLists } from './adapters/clickhouse/records-store.ts';
 import { CassandraConfigReadStore } from './adapters/cassandra/config-store.ts';
 import { WireEmitter } from './adapters/kafka/emitter.ts';
 import { SftpClient } from './adapters/sftp/index.ts';
@@ -86,7 +88,17 @@ async function platformRouters(r: Resources): Promise<ReturnType<typeof platform
   const deps = await nodeDeps(r);
   const submissions = { artifacts: deps.stores.artifacts, producer: deps.emitter, maxBytes: r.config.api.maxSubmissionBytes };
   const replays = { artifacts: deps.stores.artifacts, results: deps.stores.results, transactions: deps.stores.transactions, config: deps.config, producer: deps.emitter };
-  return [platformRouterOverCassandra(r.config, r.logger, await r.cassandra(), { submissions, replays }).router];
+  const [cassandra, clickhouse, stores] = await Promise.all([r.cassandra(), r.clickhouse(), r.stores()]);
+  const records: RecordsDeps = {
+    transactions: stores.transactions,
+    results: stores.results,
+    artifacts: stores.artifacts,
+    receipts: stores.sandboxReceipts,
+    lists: new ClickHouseRecordLists(clickhouse, { retentionSeconds: r.config.cassandra.retentionSeconds }),
+    config: new CassandraConfigReadStore(cassandra),
+    settings: r.config.api,
+  };
+  return [platformRouterOverCassandra(r.config, r.logger, cassandra, { submissions, replays, records }).router];
 }
 
 /** Reports delivered documents whose 997 is overdue (partner `acknowledgmentDeadlineMinutes`). */

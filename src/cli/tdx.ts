@@ -34,6 +34,10 @@ const commands: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 'AS2 tools: tdx as2 keygen --id AS2_ID (key pair and certificate for a new connection)',
     load: async () => (await import('./commands/as2.ts')).as2Command,
   },
+  mcp: {
+    summary: 'the records MCP server over stdio, relayed to the API: tdx mcp [--url URL] [--key KEY] (or TDX_API_KEY)',
+    load: async () => (await import('./commands/mcp.ts')).mcpCommand,
+  },
   x12: {
     summary: 'X12 tools: tdx x12 parse|validate|ack|write FILE',
     load: async () => (await import('./commands/x12.ts')).x12Command,

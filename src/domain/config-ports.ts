@@ -38,10 +38,10 @@ export interface ConfigAdminStore {
 /** Per-key request counts over aligned one-minute windows, shared by every API replica. */
 export interface RateLimitStore {
   /**
-   * Counts one hit in the window and returns the window's count including it, counting no
-   * further than `cap + 1` (any value over `cap` means the budget is spent).
+   * Writes `tally`, the number of requests replica `replicaId` has counted for the key in the
+   * window (it only grows), and returns the window's total over every replica, including it.
    */
-  hit(scope: string, keyId: string, windowStart: number, cap: number): Promise<number>;
+  tally(scope: string, keyId: string, windowStart: number, replicaId: string, tally: number): Promise<number>;
 }
 
 export type { KeyKind };

@@ -47,6 +47,15 @@ export interface TraceError {
   readonly nodeName: string;
 }
 
+/** A transaction's own results with the failures recorded on its trace, read together. */
+export interface TransactionResultsReader {
+  /**
+   * The results attributed to the transaction, oldest first, with the trace's failures; null
+   * when none is attributed to it (the caller then reads the whole trace).
+   */
+  transactionResults(organizationId: string, traceGuid: string, transactionId: string): Promise<{ results: ResultRecord[]; traceErrors: TraceError[] } | null>;
+}
+
 /** Key of the duplicate index: one interchange of one sender (contract: `duplicateOf`). */
 export interface InterchangeKey {
   readonly organizationId: string;

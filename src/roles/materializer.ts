@@ -15,7 +15,7 @@
  */
 import type { Role } from './role.ts';
 import { ConsumerRunner } from '../adapters/kafka/consumer-runner.ts';
-import { feedRow, insertRows, logRow, resultRow, transactionRow } from '../adapters/clickhouse/materialize.ts';
+import { FEED_WATERMARK, feedRow, insertRows, logRow, resultRow, transactionRow } from '../adapters/clickhouse/materialize.ts';
 import { chTime, fromChTime, qualify, type ClickHouseHandle } from '../adapters/clickhouse/client.ts';
 import { MonotonicClock, sequence } from '../domain/feed-sequence.ts';
 import type { FeedEntryRecord, FeedRequest } from '../domain/records.ts';
@@ -27,8 +27,7 @@ import type { ResultEvent } from '../wire/result-event.v1.ts';
 import type { TransactionChange } from '../wire/transaction-change.v1.ts';
 import type { Resources } from './resources.ts';
 
-/** Name of the feed's row in feed_watermark. */
-export const FEED_WATERMARK = 'feed';
+export { FEED_WATERMARK };
 
 /** The feed's readable position: every entry with a createdAt at or before it is in ClickHouse. */
 export async function readFeedWatermark(ch: ClickHouseHandle): Promise<number> {

@@ -20,6 +20,7 @@ import type {
   SandboxReceiptStore,
   SecretReader,
   TraceError,
+  TransactionResultsReader,
   TransactionStore,
 } from '../../domain/processing-ports.ts';
 import type {
@@ -239,7 +240,17 @@ function resultOf(organizationId: string, id: string, r: Row): ResultRecord {
 
 const byCreated = (a: ResultRecord, b: ResultRecord): number => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-export class CassandraResultStore implements ResultStore {
+/** Trace failures of the static `trace_errors` column of proc_trace_results. */
+function traceErrorsOf(m: unknown): TraceError[] {
+  const out: TraceError[] = [];
+  for (const [resultId, v] of Object.entries((m ?? {}) as Record<string, string>)) {
+    const e = JSON.parse(v) as { transactionId: string | null; nodeName: string };
+    out.push({ resultId, transactionId: e.transactionId, nodeName: e.nodeName });
+  }
+  return out;
+}
+
+export class CassandraResultStore implements ResultStore, TransactionResultsReader {
   constructor(private readonly client: Client) {}
 
   put(results: readonly ResultRecord[]): Promise<void> {
@@ -278,6 +289,8 @@ export class CassandraResultStore implements ResultStore {
     do {
       const rs = await this.client.execute(q, params, { prepare: true, fetchSize: 1000, ...(pageState ? { pageState } : {}) });
       for (const row of rs.rows) {
+        // a partition holding only its static columns (failures noted before any result) reads as one empty row
+        if (row.get('result_id') === null) continue;
         const r = resultOf(organizationId, str(row.get('result_id')), { get: (n: string): unknown => (n === 'trace_guid' ? traceGuid : row.get(n)) } as Row);
         out.push(r);
       }
@@ -292,6 +305,20 @@ export class CassandraResultStore implements ResultStore {
 
   byTransaction(organizationId: string, traceGuid: string, transactionId: string): Promise<ResultRecord[]> {
     return guardStore('transaction results read', () => this.traceRows(organizationId, traceGuid, transactionId));
+  }
+
+  transactionResults(organizationId: string, traceGuid: string, transactionId: string): Promise<{ results: ResultRecord[]; traceErrors: TraceError[] } | null> {
+    return guardStore('transaction results read', async () => {
+      const rs = await this.client.execute(
+        `SELECT result_id, trace_errors, ${RESULT_FIELDS.replace('trace_guid, ', '')} FROM proc_trace_results WHERE org_id = ? AND trace_guid = ? AND transaction_id = ?`,
+        [organizationId, traceGuid, transactionId],
+        { prepare: true, fetchSize: 5000 },
+      );
+      const first = rs.first();
+      if (!first) return null;
+      const results = rs.rows.map((row) => resultOf(organizationId, str(row.get('result_id')), { get: (n: string): unknown => (n === 'trace_guid' ? traceGuid : row.get(n)) } as Row));
+      return { results: results.sort(byCreated), traceErrors: traceErrorsOf(first.get('trace_errors')) };
+    });
   }
 }
 
@@ -493,11 +520,19 @@ export class CassandraTransactionStore implements TransactionStore {
 
   recordTraceError(organizationId: string, traceGuid: string, error: TraceError): Promise<void> {
     return guardStore('trace error write', async () => {
-      await this.client.execute(
-        'INSERT INTO proc_trace_errors (org_id, trace_guid, result_id, transaction_id, node_name) VALUES (?, ?, ?, ?, ?)',
-        [organizationId, traceGuid, error.resultId, error.transactionId, error.nodeName],
-        { prepare: true },
-      );
+      await Promise.all([
+        this.client.execute(
+          'INSERT INTO proc_trace_errors (org_id, trace_guid, result_id, transaction_id, node_name) VALUES (?, ?, ?, ?, ?)',
+          [organizationId, traceGuid, error.resultId, error.transactionId, error.nodeName],
+          { prepare: true },
+        ),
+        // the same failure beside the trace's results, read with them by the transaction detail
+        this.client.execute(
+          'UPDATE proc_trace_results SET trace_errors[?] = ? WHERE org_id = ? AND trace_guid = ?',
+          [error.resultId, JSON.stringify({ transactionId: error.transactionId, nodeName: error.nodeName }), organizationId, traceGuid],
+          { prepare: true },
+        ),
+      ]);
     });
   }
 
@@ -765,7 +800,7 @@ export class CassandraSecretReader implements SecretReader {
 
 // --- sandbox receipts --------------------------------------------------------------------------
 
-/** What the sandbox sinks of an organization received (migrations/0020_records_api.cql). */
+/** What the sandbox sinks of an organization received (migrations/0010_outbound.cql and 0120_records_api.cql). */
 export class CassandraSandboxReceipts implements SandboxReceiptStore {
   constructor(private readonly client: Client) {}
 

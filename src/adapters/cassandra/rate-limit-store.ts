@@ -1,25 +1,30 @@
 /**
- * Rate-limit windows in Cassandra (migrations/0102), so every API replica counts against one
- * budget. A hit inserts one row into the window's partition (expiring after 120 s), then
- * reads the partition back, at most `cap + 1` rows. Both at LOCAL_QUORUM (the client's
- * default), so of any set of hits the one written last reads every other: the budget is
- * never exceeded across replicas, whatever the interleaving.
+ * Rate-limit windows in Cassandra (migrations/0120, table `rate_limit_tallies`), so every API
+ * replica counts against one budget. Each replica keeps its own row per (key, scope, window)
+ * holding how many requests it has counted; `tally` writes the replica's new tally, then reads
+ * the partition back (one row per replica) and returns the sum. Both at LOCAL_QUORUM (the
+ * client's default), so of any two tallies written the one written last reads the other: the
+ * middleware's admission rule (src/http/middleware/rate-limit.ts) then never admits more than
+ * the budget across replicas, whatever the interleaving.
  */
 import type { Client } from 'cassandra-driver';
+import cassandra from 'cassandra-driver';
 import type { RateLimitStore } from '../../domain/config-ports.ts';
 import { guardStore } from './guard.ts';
 
-const INSERT = 'INSERT INTO rate_limit_hits (key_id, scope, window_start, hit_id) VALUES (?, ?, ?, now())';
-const COUNT = 'SELECT hit_id FROM rate_limit_hits WHERE key_id = ? AND scope = ? AND window_start = ? LIMIT ?';
+const WRITE = 'INSERT INTO rate_limit_tallies (key_id, scope, window_start, replica_id, tally) VALUES (?, ?, ?, ?, ?)';
+const READ = 'SELECT tally FROM rate_limit_tallies WHERE key_id = ? AND scope = ? AND window_start = ?';
 
 export class CassandraRateLimitStore implements RateLimitStore {
   constructor(private readonly client: Client) {}
 
-  hit(scope: string, keyId: string, windowStart: number, cap: number): Promise<number> {
+  tally(scope: string, keyId: string, windowStart: number, replicaId: string, tally: number): Promise<number> {
     return guardStore('rate-limit update', async () => {
-      await this.client.execute(INSERT, [keyId, scope, windowStart], { prepare: true });
-      const read = await this.client.execute(COUNT, [keyId, scope, windowStart, cap + 1], { prepare: true, fetchSize: cap + 1 });
-      return read.rowLength;
+      await this.client.execute(WRITE, [keyId, scope, windowStart, replicaId, cassandra.types.Long.fromNumber(tally)], { prepare: true });
+      const read = await this.client.execute(READ, [keyId, scope, windowStart], { prepare: true });
+      let total = 0;
+      for (const r of read.rows) total += Number(r.get('tally') ?? 0);
+      return total;
     });
   }
 }

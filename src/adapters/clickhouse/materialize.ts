@@ -11,6 +11,9 @@ import { chTime, qualify, type ClickHouseHandle } from './client.ts';
 
 export type Row = Record<string, string | number | boolean | null>;
 
+/** Name of the feed's row in feed_watermark. */
+export const FEED_WATERMARK = 'feed';
+
 const t = (us: number | null): string | null => (us === null ? null : chTime(us));
 
 export function feedRow(e: FeedEntryRecord): Row {
@@ -85,6 +88,8 @@ export function transactionRow(x: StoredTransaction): Row {
     delivered_at: t(x.deliveredAt),
     warning_count: x.warningCount,
     acknowledgment_status: x.acknowledgmentStatus,
+    acknowledged_by: x.acknowledgedBy,
+    acknowledges: x.acknowledges,
     resend_count: x.resendCount,
     last_resent_at: t(x.lastResentAt),
     duplicate_of: x.duplicateOf,

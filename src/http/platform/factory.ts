@@ -11,7 +11,7 @@ import { CassandraRateLimitStore } from '../../adapters/cassandra/rate-limit-sto
 import { x12ImplementationEngine as implementationEngine } from '../../domain/x12-implementation-engine.ts';
 import { createPlatformRouter, type PlatformDeps, type PlatformRouter } from './router.ts';
 
-export function platformRouterOverCassandra(config: Config, logger: Logger, client: Client, more: Pick<PlatformDeps, 'submissions' | 'replays'> = {}): PlatformRouter {
+export function platformRouterOverCassandra(config: Config, logger: Logger, client: Client, more: Pick<PlatformDeps, 'submissions' | 'replays' | 'records'> = {}): PlatformRouter {
   return createPlatformRouter({
     api: config.api,
     keys: new CassandraOrganizationStore(client),
@@ -19,6 +19,7 @@ export function platformRouterOverCassandra(config: Config, logger: Logger, clie
     configStore: new CassandraConfigReadStore(client),
     engine: implementationEngine,
     logger: logger.child({ component: 'platform' }),
+    keyCacheMs: config.api.keyCacheMs,
     ...more,
   });
 }

@@ -16,6 +16,9 @@ import { registerConfigRoutes } from './config-routes.ts';
 import { registerSubmissionRoutes, type SubmissionDeps } from './submission-routes.ts';
 import { registerReplayRoutes, type ReplayRouteDeps } from './replay-routes.ts';
 import { openApiDocument } from './openapi.ts';
+import { RecordsReader, type RecordsDeps } from './records.ts';
+import { registerRecordRoutes } from './records-routes.ts';
+import { registerMcpRoute } from '../mcp/routes.ts';
 
 export interface PlatformDeps {
   readonly api: Pick<Config['api'], 'cursorSecret' | 'rateLimitPerMinute' | 'replayRateLimitPerMinute' | 'publicUrl'>;
@@ -28,6 +31,10 @@ export interface PlatformDeps {
   readonly submissions?: Omit<SubmissionDeps, 'store'>;
   /** Resend and redeliver; absent in processes that only read configuration. */
   readonly replays?: Omit<ReplayRouteDeps, 'replayRateLimit'>;
+  /** The records API (transactions, results, payloads, artifacts, feed, logs, traces). */
+  readonly records?: RecordsDeps;
+  /** How long a valid key's lookup is reused (config.api.keyCacheMs). @default 0 */
+  readonly keyCacheMs?: number;
 }
 
 export interface PlatformRouter {
@@ -35,12 +42,14 @@ export interface PlatformRouter {
   readonly cursors: CursorCodec;
   /** The 10/minute resend-and-redeliver budget; mount it on those routes. */
   readonly replayRateLimit: Middleware;
+  /** The records API, when the router serves it (replay routes read transactions through it). */
+  readonly records: RecordsReader | null;
 }
 
 export function createPlatformRouter(deps: PlatformDeps): PlatformRouter {
   const router = new Router();
   const cursors = new CursorCodec(deps.api.cursorSecret);
-  router.use('/platform', authenticate({ keys: deps.keys, logger: deps.logger }), rateLimit({ store: deps.rateLimits, scope: 'platform', perMinute: deps.api.rateLimitPerMinute }));
+  router.use('/platform', authenticate({ keys: deps.keys, logger: deps.logger, cacheMs: deps.keyCacheMs ?? 0 }), rateLimit({ store: deps.rateLimits, scope: 'platform', perMinute: deps.api.rateLimitPerMinute }));
   router.get('/platform/openapi.json', requireAccess('documentation'), (ctx) => {
     ctx.body = openApiDocument(deps.api.publicUrl);
   });
@@ -48,5 +57,10 @@ export function createPlatformRouter(deps: PlatformDeps): PlatformRouter {
   if (deps.submissions) registerSubmissionRoutes(router, { ...deps.submissions, store: deps.configStore });
   if (deps.replays) registerReplayRoutes(router, { ...deps.replays, replayRateLimit });
   registerConfigRoutes(router, { store: deps.configStore, engine: deps.engine, cursors });
-  return { router, cursors, replayRateLimit };
+  const records = deps.records ? new RecordsReader(deps.records, cursors) : null;
+  if (records) {
+    registerRecordRoutes(router, records);
+    registerMcpRoute(router, records, '0.1.0');
+  }
+  return { router, cursors, records, replayRateLimit };
 }

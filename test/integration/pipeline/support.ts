@@ -19,11 +19,37 @@ import { statusOf } from '../../../src/domain/records.ts';
 import type { ServiceParts } from '../../../src/service.ts';
 import { captureIo, eventually, isolatedConfig, type Isolated } from '../helpers/isolated-config.ts';
 
+/** A response an `api` call received (for checks against the OpenAPI document). */
+export interface SeenResponse {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: unknown;
+}
+
+/** An organization with its keys, and API calls made with them. */
+export interface Tenant {
+  readonly org: string;
+  readonly keys: { readonly standard: string; readonly readOnly: string; readonly sandbox: string };
+  /** A call with the standard key, or the key given in `init.headers.authorization`. */
+  api(path: string, init?: RequestInit): Promise<{ status: number; body: Record<string, unknown>; text: string; headers: Headers }>;
+  submitEdi(partnerKey: string, body: string | Buffer, contentType?: string): Promise<{ status: number; body: Record<string, unknown> }>;
+}
+
 export interface Pipeline {
   readonly iso: Isolated;
   readonly org: string;
   readonly key: string;
+  /** Keys of the pipeline's organization by kind. */
+  readonly keys: Tenant['keys'];
   readonly url: string;
+  /** Every response `api` calls received, in order. */
+  readonly responses: SeenResponse[];
+  /** Another organization with `doc` applied, its keys and calls. */
+  tenant(name: string, doc: ConfigDocument): Promise<Tenant>;
+  /** A new key of the pipeline's organization (or of `org`). */
+  newKey(kind: 'standard' | 'read-only' | 'sandbox', org?: string): Promise<string>;
   /** Resources of the test's own reads (Cassandra stores, ClickHouse). */
   readonly reader: Resources;
   submitEdi(partnerKey: string, body: string | Buffer, contentType?: string): Promise<{ status: number; body: Record<string, unknown> }>;
@@ -58,6 +84,7 @@ export async function startPipeline(doc: ConfigDocument, opts: PipelineOptions =
   await applyConfig(orgs, admin, org, doc, x12ImplementationEngine, { author: 'test' });
   const { key } = await createApiKey(orgs, org, 'standard', 'test');
   if (opts.beforeStart) await opts.beforeStart(iso);
+  const keys = { standard: key, readOnly: (await createApiKey(orgs, org, 'read-only', 'test')).key, sandbox: (await createApiKey(orgs, org, 'sandbox', 'test')).key };
   let printed = '';
   const out = { write: (t: string) => (printed += t) };
   const stop = await startService(iso.config, logger, parseRoles(opts.roles ?? 'all'), out, opts.parts);
@@ -65,8 +92,9 @@ export async function startPipeline(doc: ConfigDocument, opts: PipelineOptions =
   const url = port ? `http://127.0.0.1:${port}` : '';
   const stores = await reader.stores();
 
-  const api = async (path: string, init: RequestInit = {}) => {
-    const res = await fetch(`${url}${path}`, { ...init, headers: { authorization: `Key ${key}`, ...(init.headers ?? {}) }, signal: AbortSignal.timeout(60_000) });
+  const responses: SeenResponse[] = [];
+  const call = async (path: string, init: RequestInit, defaultKey: string) => {
+    const res = await fetch(`${url}${path}`, { ...init, headers: { authorization: `Key ${defaultKey}`, ...(init.headers ?? {}) }, signal: AbortSignal.timeout(60_000) });
     const text = await res.text();
     let body: Record<string, unknown> = {};
     try {
@@ -74,17 +102,32 @@ export async function startPipeline(doc: ConfigDocument, opts: PipelineOptions =
     } catch {
       /* not JSON */
     }
+    responses.push({ method: init.method ?? 'GET', path, status: res.status, contentType: res.headers.get('content-type') ?? '', body });
     return { status: res.status, body, text, headers: res.headers };
+  };
+  const api = (path: string, init: RequestInit = {}) => call(path, init, key);
+  const submit = (apiFn: typeof api) => async (partnerKey: string, body: string | Buffer, contentType = 'application/edi-x12') => {
+    const r = await apiFn(`/platform/partners/${encodeURIComponent(partnerKey)}/edi`, { method: 'POST', body: typeof body === 'string' ? body : new Uint8Array(body), headers: { 'content-type': contentType } });
+    return { status: r.status, body: r.body };
   };
   const p: Pipeline = {
     iso,
     org,
     key,
+    keys,
     url,
+    responses,
     reader,
-    submitEdi: async (partnerKey, body, contentType = 'application/edi-x12') => {
-      const r = await api(`/platform/partners/${encodeURIComponent(partnerKey)}/edi`, { method: 'POST', body: typeof body === 'string' ? body : new Uint8Array(body), headers: { 'content-type': contentType } });
-      return { status: r.status, body: r.body };
+    tenant: async (name, d) => {
+      const id = (await createOrganization(orgs, name)).id;
+      await applyConfig(orgs, admin, id, d, x12ImplementationEngine, { author: 'test' });
+      const k = {
+        standard: (await createApiKey(orgs, id, 'standard', 'test')).key,
+        readOnly: (await createApiKey(orgs, id, 'read-only', 'test')).key,
+        sandbox: (await createApiKey(orgs, id, 'sandbox', 'test')).key,
+      };
+      const tenantApi = (path: string, init: RequestInit = {}) => call(path, init, k.standard);
+      return { org: id, keys: k, api: tenantApi, submitEdi: submit(tenantApi) };
     },
     submitDocument: async (partnerKey, body, withKey) => {
       const r = await api(`/platform/partners/${encodeURIComponent(partnerKey)}/documents`, {
@@ -94,6 +137,8 @@ export async function startPipeline(doc: ConfigDocument, opts: PipelineOptions =
       });
       return { status: r.status, body: r.body };
     },
+    newKey: async (kind, o = org) => (await createApiKey(orgs, o, kind, 'test')).key,
+    submitEdi: submit(api),
     api,
     transactions: (trace) => stores.transactions.byTrace(org, trace),
     results: (trace) => stores.results.byTrace(org, trace),

@@ -1,7 +1,7 @@
 /**
  * Two API processes share one 240/minute budget per key: the 241st request of a minute answers
- * 429 with Retry-After whichever process receives it (hits counted in Cassandra, in rows that
- * expire). Each process embeds its own chDB folder (an embedded engine cannot be opened twice);
+ * 429 with Retry-After whichever process receives it (each process's tally kept in Cassandra, in
+ * rows that expire). Each process embeds its own chDB folder (an embedded engine cannot be opened twice);
  * what they share is Cassandra.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -120,14 +120,18 @@ describe('rate limit across API processes', () => {
     expect(ok).toBeLessThanOrEqual(240);
     expect(ok).toBeGreaterThan(0);
     expect(refused.every((r) => /^\d+$/.test(r.headers.get('retry-after') ?? ''))).toBe(true);
-    // the hits live in an expiring table, read back by (key, scope, window)
+    // each process keeps its tally of the window in an expiring row, read back by (key, scope, window)
     const key = (await env.tdx(['admin', 'key', 'list', '--org', burst.org, '--json'])).stdout;
     const keyId = (JSON.parse(key) as { id: string; kind: string }[]).find((k) => k.kind === 'standard')!.id;
-    const rows = await env.client.execute('SELECT hit_id FROM rate_limit_hits WHERE key_id = ? AND scope = ? AND window_start = ?', [keyId, 'platform', windowStart], { prepare: true });
-    expect(rows.rowLength).toBeGreaterThan(240);
+    const rows = await env.client.execute('SELECT replica_id, tally FROM rate_limit_tallies WHERE key_id = ? AND scope = ? AND window_start = ?', [keyId, 'platform', windowStart], { prepare: true });
+    expect(rows.rowLength).toBe(2);
+    const counted = rows.rows.reduce((n, r) => n + Number(r.get('tally')), 0);
+    expect(counted).toBeGreaterThanOrEqual(240);
+    expect(counted).toBeLessThanOrEqual(320);
     const tables = await env.client.execute('SELECT table_name, default_time_to_live FROM system_schema.tables WHERE keyspace_name = ?', [env.config.cassandra.keyspace], { prepare: true });
     const ttl = new Map(tables.rows.map((r) => [String(r.get('table_name')), Number(r.get('default_time_to_live'))]));
-    expect(ttl.get('rate_limit_hits')).toBe(120);
+    expect(ttl.get('rate_limit_tallies')).toBe(120);
+    expect(ttl.has('rate_limit_hits')).toBe(false);
     expect(ttl.has('rate_limit_windows')).toBe(false);
   });
 });

@@ -77,13 +77,18 @@ export class FakeConfig implements ConfigReadStore {
 }
 
 export class FakeRateLimits implements RateLimitStore {
+  /** Window total by `scope/keyId/windowStart`. */
   counts = new Map<string, number>();
+  tallies = new Map<string, Map<string, number>>();
   calls = 0;
-  async hit(scope: string, keyId: string, windowStart: number, cap: number) {
+  async tally(scope: string, keyId: string, windowStart: number, replicaId: string, tally: number) {
     this.calls += 1;
     const k = `${scope}/${keyId}/${windowStart}`;
-    const n = (this.counts.get(k) ?? 0) + 1;
-    this.counts.set(k, n);
-    return Math.min(n, cap + 1);
+    let rows = this.tallies.get(k);
+    if (!rows) this.tallies.set(k, (rows = new Map<string, number>()));
+    rows.set(replicaId, tally);
+    const total = [...rows.values()].reduce((a, b) => a + b, 0);
+    this.counts.set(k, total);
+    return total;
   }
 }

@@ -1,0 +1,473 @@
+/**
+ * The records API (contract: "EDI transactions", "Results and artifacts", "Feed", "Logs", and
+ * GET /platform/traces/:guid of DESIGN §3), independent of the transport: the HTTP routes
+ * (records-routes.ts) and the MCP tools (src/http/mcp) call the same methods with the same
+ * query parameters, so both check the same vocabulary, key rules and organization scope.
+ *
+ * - Lists read the ClickHouse projections (RecordLists), time-ordered; single records read
+ *   Cassandra; both present records through the views of src/domain/views.ts.
+ * - Every id-taking read is scoped to the caller's organization: an id of another organization,
+ *   a malformed id and an absent id answer the same 404.
+ * - Key kinds (DESIGN §3): read-only keys read everything; sandbox keys read only the results,
+ *   payloads and artifacts a sandbox sink of their organization received (any other answers
+ *   404) and get 403 on every other endpoint.
+ */
+import { mayAccess, type EndpointGroup, type KeyKind } from '../../domain/api-keys.ts';
+import type { ConfigReadStore } from '../../domain/config-ports.ts';
+import { DIRECTIONS } from '../../domain/configuration.ts';
+import { isWellFormedId } from '../../domain/ids.ts';
+import { parseJsonPath, resolveJsonPath, shapeOf } from '../../domain/payload.ts';
+import type { ArtifactStore, ResultStore, SandboxReceiptStore, TransactionResultsReader, TransactionStore } from '../../domain/processing-ports.ts';
+import type { FeedFilters, Position, RecordLists, ResultFilters, TransactionFilters } from '../../domain/records-query.ts';
+import {
+  ACKNOWLEDGMENT_STATUSES,
+  RESULT_STATUSES,
+  TRANSACTION_STATUSES,
+  parseIsoMicros,
+  type ArtifactPointer,
+  type ArtifactRecord,
+  type Micros,
+  type ResultRecord,
+} from '../../domain/records.ts';
+import {
+  compactResultView,
+  compactTransactionListRowView,
+  feedListRowView,
+  logEntryView,
+  resultView,
+  traceView,
+  type ResultView,
+  transactionDetailView,
+  transactionListRowView,
+} from '../../domain/views.ts';
+import { TdxError, errors } from '../../errors.ts';
+import type { CursorCodec, CursorScope } from '../middleware/cursor.ts';
+import { QueryParams } from '../middleware/params.ts';
+
+/** Who is asking: the key's organization and kind. */
+export interface Caller {
+  readonly organizationId: string;
+  readonly kind: KeyKind;
+}
+
+export interface RecordsSettings {
+  /** Feed entries younger than this are withheld (config.api.feedVisibilityLagMs). */
+  readonly feedVisibilityLagMs: number;
+  /** Log entries younger than this are withheld (config.api.logVisibilityLagMs). */
+  readonly logVisibilityLagMs: number;
+  /** Rows a results page examines when it sifts (config.api.resultsStatusScanLimit). */
+  readonly resultsStatusScanLimit: number;
+}
+
+export interface RecordsDeps {
+  readonly transactions: Pick<TransactionStore, 'get' | 'byTrace' | 'traceErrors'>;
+  readonly results: Pick<ResultStore, 'get' | 'byTrace'> & TransactionResultsReader;
+  readonly artifacts: Pick<ArtifactStore, 'get' | 'chunks'>;
+  readonly lists: RecordLists;
+  readonly receipts: Pick<SandboxReceiptStore, 'receivedResults' | 'receivedArtifact'>;
+  readonly config: Pick<ConfigReadStore, 'get'>;
+  readonly settings: RecordsSettings;
+  /** Clock in microseconds (injectable for tests). */
+  readonly now?: () => Micros;
+}
+
+/** Query parameters as Koa gives them (and the MCP tools build them). */
+export type Query = Record<string, string | string[] | undefined>;
+
+/** A payload answer: a value to render, or the stored document to stream. */
+export type PayloadAnswer =
+  | { readonly kind: 'value'; readonly body: Record<string, unknown> }
+  | { readonly kind: 'stream'; readonly format: 'json' | 'edi'; readonly size: number; readonly chunks: AsyncIterable<Buffer> };
+
+/** An artifact to stream: its record and its bytes (the first chunk already read, so a missing file answers 404). */
+export interface ArtifactAnswer {
+  readonly record: ArtifactRecord;
+  readonly chunks: AsyncIterable<Buffer>;
+}
+
+const ACK_FILTERS = [...ACKNOWLEDGMENT_STATUSES.filter((s) => s === 'unacknowledged'), 'acknowledged', 'accepted', 'rejected'] as const;
+const LOG_FILTER_LEVELS = ['info', 'warn', 'error'] as const;
+const BOOLEANS = ['true', 'false'] as const;
+
+/** `<createdAt>:<id>` of a cursor. */
+const posKey = (p: Position): string => `${p.createdAt}:${p.id}`;
+
+function posOf(key: string): Position | null {
+  const i = key.indexOf(':');
+  if (i <= 0) return null;
+  const createdAt = Number(key.slice(0, i));
+  return Number.isSafeInteger(createdAt) ? { createdAt, id: key.slice(i + 1) } : null;
+}
+
+function timestamp(q: QueryParams, name: string): Micros | undefined {
+  const v = q.string(name);
+  if (v === undefined) return undefined;
+  const us = parseIsoMicros(v);
+  if (us === null) throw errors.invalidParameter(name, `Query parameter "${name}" must be an ISO 8601 timestamp with a time zone, such as 2026-03-01T10:00:00Z; got "${v}".`);
+  return us;
+}
+
+function nonEmpty(q: QueryParams, name: string): string | undefined {
+  const v = q.string(name);
+  if (v === '') throw errors.invalidParameter(name, `Query parameter "${name}" is empty.`);
+  return v;
+}
+
+function compactOf(q: QueryParams): boolean {
+  return q.oneOf('compact', BOOLEANS) === 'true';
+}
+
+/** Canonical text of filters for a cursor's scope. */
+const filtersText = (f: Record<string, unknown>): string => JSON.stringify(Object.entries(f).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1)));
+
+const notFound = (reason: string, what: string, id: string): TdxError => errors.notFound(reason, `No ${what} with id "${id}" in this organization (it may never have existed, or aged out after 45 days).`);
+
+export class RecordsReader {
+  private readonly now: () => Micros;
+
+  constructor(
+    private readonly deps: RecordsDeps,
+    private readonly cursors: CursorCodec,
+  ) {
+    this.now = deps.now ?? ((): Micros => Date.now() * 1000);
+  }
+
+  private access(caller: Caller, group: EndpointGroup): void {
+    if (!mayAccess(caller.kind, group)) throw new TdxError('forbidden', `A ${caller.kind} key may not call this endpoint.`);
+  }
+
+  private decode(scope: CursorScope, cursor: string | undefined): Position | null {
+    if (cursor === undefined) return null;
+    const p = posOf(this.cursors.decode(scope, cursor));
+    if (!p) throw errors.invalidParameter('cursor', 'Query parameter "cursor" is not valid for this request.');
+    return p;
+  }
+
+  // --- transactions -------------------------------------------------------------------------
+
+  /** GET /platform/edi_transactions: newest first. */
+  async listTransactions(caller: Caller, query: Query): Promise<Record<string, unknown>> {
+    this.access(caller, 'transactions');
+    const q = new QueryParams(query);
+    const direction = q.oneOf('direction', DIRECTIONS);
+    const incoming = q.oneOf('incoming', BOOLEANS);
+    if (direction !== undefined && incoming !== undefined && (direction === 'inbound') !== (incoming === 'true')) {
+      throw errors.invalidParameter('incoming', `Query parameters "direction" (${direction}) and "incoming" (${incoming}) disagree: incoming=true is direction=inbound.`);
+    }
+    const filters: TransactionFilters = {
+      direction: direction ?? (incoming === undefined ? undefined : incoming === 'true' ? 'inbound' : 'outbound'),
+      transactionSetIdentifier: nonEmpty(q, 'transaction_set_identifier'),
+      partner: nonEmpty(q, 'partner'),
+      referencePrefix: nonEmpty(q, 'reference'),
+      trace: nonEmpty(q, 'trace'),
+      status: q.oneOf('status', TRANSACTION_STATUSES),
+      warnings: ((w) => (w === undefined ? undefined : w === 'true'))(q.oneOf('warnings', BOOLEANS)),
+      ackStatus: q.oneOf('ack_status', ACK_FILTERS),
+      since: timestamp(q, 'since'),
+      until: timestamp(q, 'until'),
+    };
+    const compact = compactOf(q);
+    const limit = q.limit();
+    const cursor = q.cursor();
+    q.rejectUnknown();
+    const scope: CursorScope = { endpoint: 'edi_transactions', organizationId: caller.organizationId, filters: filtersText({ ...filters, partner: filters.partner?.toLowerCase() }) };
+    const before = this.decode(scope, cursor);
+    if (filters.since !== undefined && filters.until !== undefined && filters.until <= filters.since) {
+      return { ediTransactions: [], pagination: { hasMore: false, nextCursor: null } };
+    }
+    const page = await this.deps.lists.transactions(caller.organizationId, filters, before, limit);
+    const last = page.rows[page.rows.length - 1];
+    return {
+      ediTransactions: page.rows.map(compact ? compactTransactionListRowView : transactionListRowView),
+      pagination: { hasMore: page.more, nextCursor: page.more && last ? this.cursors.encode(scope, posKey(last)) : null },
+    };
+  }
+
+  /** GET /platform/edi_transactions/:id. */
+  async transaction(caller: Caller, id: string): Promise<Record<string, unknown>> {
+    this.access(caller, 'transactions');
+    const t = isWellFormedId(id) ? await this.deps.transactions.get(caller.organizationId, id) : null;
+    if (!t) throw notFound('transaction', 'EDI transaction', id);
+    // one read for the transaction's own results and the trace's failures; the whole trace
+    // only when none is attributed to it, or to name the earliest of several failures elsewhere
+    const own = await this.deps.results.transactionResults(t.organizationId, t.traceGuid, t.id);
+    let results = own?.results ?? [];
+    const traceErrors = own?.traceErrors ?? (await this.deps.transactions.traceErrors(t.organizationId, t.traceGuid));
+    let traceHasResults = own !== null;
+    const elsewhere = t.failed ? [] : traceErrors.filter((e) => e.transactionId !== t.id);
+    let whole: ResultRecord[] | null = null;
+    if (own === null || elsewhere.length > 1) whole = await this.deps.results.byTrace(t.organizationId, t.traceGuid);
+    if (own === null && whole) {
+      // the whole trace's results when none of them is attributed to any transaction
+      traceHasResults = whole.length > 0;
+      if (whole.every((r) => r.transactionId === null)) results = whole;
+    }
+    let errors = traceErrors;
+    if (whole && elsewhere.length > 1) {
+      const at = new Map(whole.map((r) => [r.id, r.createdAt]));
+      const first = [...elsewhere].sort((a, b) => (at.get(a.resultId) ?? Infinity) - (at.get(b.resultId) ?? Infinity) || (a.resultId < b.resultId ? -1 : 1))[0]!;
+      errors = [first, ...traceErrors.filter((e) => e !== first)];
+    }
+    return transactionDetailView({ transaction: t, results, traceHasResults, traceErrors: errors });
+  }
+
+  // --- results ------------------------------------------------------------------------------
+
+  /** A result the caller may read, or 404. */
+  private async readableResult(caller: Caller, id: string): Promise<ResultRecord> {
+    this.access(caller, 'results');
+    let r = isWellFormedId(id) ? await this.deps.results.get(caller.organizationId, id) : null;
+    if (r && caller.kind === 'sandbox' && !(await this.deps.receipts.receivedResults(caller.organizationId, [r.id])).has(r.id)) r = null;
+    if (!r) throw notFound('result', 'result', id);
+    return r;
+  }
+
+  /**
+   * GET /platform/results: newest first. A `status` filter (and a sandbox key's restriction to
+   * what its sink received) is sifted over at most `resultsStatusScanLimit` rows per page, in
+   * page order; the cursor then points at the last row examined, so a page may hold few or no
+   * rows while `hasMore` is true.
+   */
+  async listResults(caller: Caller, query: Query): Promise<Record<string, unknown>> {
+    this.access(caller, 'results');
+    const q = new QueryParams(query);
+    const filters: ResultFilters = { trace: nonEmpty(q, 'trace'), node: nonEmpty(q, 'node') };
+    const status = q.oneOf('status', RESULT_STATUSES);
+    const compact = compactOf(q);
+    const limit = q.limit();
+    const cursor = q.cursor();
+    q.rejectUnknown();
+    const scope: CursorScope = { endpoint: 'results', organizationId: caller.organizationId, filters: filtersText({ ...filters, status }) };
+    const before = this.decode(scope, cursor);
+    const sift = status !== undefined || caller.kind === 'sandbox';
+    const view = (r: ResultRecord): unknown => (compact ? compactResultView(r) : resultView(r));
+    if (!sift) {
+      const page = await this.deps.lists.resultsPage(caller.organizationId, filters, before, limit);
+      const lastRow = page.rows[page.rows.length - 1];
+      return { results: page.rows.map(view), pagination: { hasMore: page.more, nextCursor: page.more && lastRow ? this.cursors.encode(scope, posKey(lastRow)) : null } };
+    }
+    const scan = Math.max(limit, this.deps.settings.resultsStatusScanLimit);
+    const rows = await this.deps.lists.scanResults(caller.organizationId, filters, before, scan + 1);
+    const received = caller.kind === 'sandbox' ? await this.deps.receipts.receivedResults(caller.organizationId, rows.slice(0, scan).map((r) => r.id)) : null;
+    const kept: Position[] = [];
+    let last = -1;
+    for (let i = 0; i < Math.min(scan, rows.length) && kept.length < limit; i++) {
+      const r = rows[i]!;
+      last = i;
+      if ((status === undefined || r.status === status) && (received === null || received.has(r.id))) kept.push(r);
+    }
+    const hasMore = last >= 0 && last < rows.length - 1;
+    const records = await this.deps.lists.results(caller.organizationId, kept);
+    return {
+      results: records.map(view),
+      pagination: { hasMore, nextCursor: hasMore ? this.cursors.encode(scope, posKey(rows[last]!)) : null },
+    };
+  }
+
+  /** GET /platform/results/:id. */
+  async result(caller: Caller, id: string): Promise<ResultView> {
+    return resultView(await this.readableResult(caller, id));
+  }
+
+  /**
+   * GET /platform/results/:id/payload. Without `jsonPath` or `keysOnly` the stored document is
+   * streamed as it is (`stream`); otherwise it is read and parsed, and the selection answered
+   * as a value. `maxBytes` (the MCP tool's limit) refuses a payload larger than it.
+   */
+  async payload(caller: Caller, id: string, query: Query, maxBytes?: number): Promise<PayloadAnswer> {
+    const q = new QueryParams(query);
+    const jsonPath = q.string('jsonPath');
+    const keysOnly = q.oneOf('keysOnly', BOOLEANS) === 'true';
+    q.rejectUnknown();
+    const segments = jsonPath === undefined ? null : parseJsonPath(jsonPath);
+    if (jsonPath !== undefined && segments === null) {
+      throw errors.invalidParameter('jsonPath', `Query parameter "jsonPath" must be dot-separated keys and array indexes, such as "heading.0.name"; got "${jsonPath}".`);
+    }
+    const r = await this.readableResult(caller, id);
+    let format: 'json' | 'edi' | 'error';
+    let whole: unknown;
+    if (r.status === 'error') {
+      format = 'error';
+      whole = typeof r.detail.errorMessage === 'string' ? r.detail.errorMessage : '';
+    } else {
+      if (!r.payload) throw errors.notFound('payload', `Result "${id}" kept no payload: its step only moved the document on.`);
+      const artifact = await this.deps.artifacts.get(caller.organizationId, r.payload.artifactId);
+      if (!artifact) throw errors.notFound('payload', `The payload of result "${id}" is no longer stored (document bytes are kept 45 days).`);
+      format = r.payload.format;
+      const chunks = await this.firstChunk(artifact, () => errors.notFound('payload', `The payload of result "${id}" is no longer stored (document bytes are kept 45 days).`));
+      if (segments === null && !keysOnly) {
+        if (maxBytes !== undefined && artifact.size > maxBytes) throw tooLarge(id, artifact.size, maxBytes);
+        return { kind: 'stream', format, size: artifact.size, chunks };
+      }
+      const parts: Buffer[] = [];
+      for await (const c of chunks) parts.push(c);
+      const text = Buffer.concat(parts).toString('utf8');
+      if (format === 'edi') whole = text;
+      else {
+        try {
+          whole = JSON.parse(text) as unknown;
+        } catch {
+          throw new TdxError('internal_error', `The stored payload of result ${id} is not JSON.`);
+        }
+      }
+    }
+    let contents = whole;
+    if (segments !== null) {
+      contents = resolveJsonPath(whole, segments);
+      if (contents === undefined) throw errors.notFound('payload', `jsonPath "${jsonPath}" does not resolve in the payload of result "${id}".`);
+    }
+    if (keysOnly) contents = shapeOf(contents);
+    const body: Record<string, unknown> = { format, contents };
+    if (jsonPath !== undefined) body['jsonPath'] = jsonPath;
+    if (maxBytes !== undefined) {
+      const size = Buffer.byteLength(JSON.stringify(contents) ?? '');
+      if (size > maxBytes) throw tooLarge(id, size, maxBytes);
+    }
+    return { kind: 'value', body };
+  }
+
+  /**
+   * The chunks of an artifact with the first one read ahead, so an artifact whose bytes are
+   * gone answers 404 (`missing`) before anything is sent.
+   */
+  private async firstChunk(a: ArtifactRecord, missing: () => TdxError): Promise<AsyncIterable<Buffer>> {
+    const it = this.deps.artifacts.chunks(a)[Symbol.asyncIterator]();
+    let first: IteratorResult<Buffer>;
+    try {
+      first = await it.next();
+    } catch (err) {
+      if (err instanceof TdxError && err.code === 'not_found') throw missing();
+      throw err;
+    }
+    return {
+      [Symbol.asyncIterator]: (): AsyncIterator<Buffer> => {
+        let started = false;
+        return {
+          next: async (): Promise<IteratorResult<Buffer>> => {
+            if (!started) {
+              started = true;
+              return first;
+            }
+            return it.next();
+          },
+          return: async (): Promise<IteratorResult<Buffer>> => (it.return ? it.return() : { done: true, value: undefined }),
+        };
+      },
+    };
+  }
+
+  // --- artifacts ----------------------------------------------------------------------------
+
+  /** GET /platform/artifacts/:id: the record and its bytes. */
+  async artifact(caller: Caller, id: string): Promise<ArtifactAnswer> {
+    this.access(caller, 'artifacts');
+    let a = isWellFormedId(id) ? await this.deps.artifacts.get(caller.organizationId, id) : null;
+    if (a && caller.kind === 'sandbox' && !(await this.deps.receipts.receivedArtifact(caller.organizationId, a.id))) a = null;
+    if (!a) throw notFound('artifact', 'artifact', id);
+    const chunks = await this.firstChunk(a, () => errors.notFound('artifact', `The file of artifact "${id}" is no longer available (document bytes are kept 45 days).`));
+    return { record: a, chunks };
+  }
+
+  // --- feed ---------------------------------------------------------------------------------
+
+  /**
+   * GET /platform/feed_entries: oldest first, withholding every entry created after
+   * min(now - feedVisibilityLagMs, watermark). The watermark is how far the feed sequencer has
+   * inserted (every entry at or before it is readable, since entries get their createdAt in
+   * insertion order), so a reader following nextCursor never passes an entry that is not
+   * readable yet, however far the materializer falls behind.
+   */
+  async feed(caller: Caller, query: Query): Promise<Record<string, unknown>> {
+    this.access(caller, 'feed');
+    const q = new QueryParams(query);
+    const filters: FeedFilters = {
+      partner: nonEmpty(q, 'partner'),
+      direction: q.oneOf('direction', DIRECTIONS),
+      status: q.oneOf('status', RESULT_STATUSES),
+      trace: nonEmpty(q, 'trace'),
+    };
+    const since = timestamp(q, 'since') ?? null;
+    const limit = q.limit();
+    const cursor = q.cursor();
+    q.rejectUnknown();
+    // `since` only places the start: a cursor carries on from its position whatever `since` says
+    const scope: CursorScope = { endpoint: 'feed_entries', organizationId: caller.organizationId, filters: filtersText({ ...filters, partner: filters.partner?.toLowerCase() }) };
+    const after = this.decode(scope, cursor);
+    const watermark = await this.deps.lists.feedWatermark();
+    const bound = Math.min(this.now() - this.deps.settings.feedVisibilityLagMs * 1000, watermark);
+    const page = await this.deps.lists.feed(caller.organizationId, filters, after, after ? null : since, bound, limit);
+    const last = page.rows[page.rows.length - 1];
+    const position: Position | null = last ?? after ?? (since !== null ? { createdAt: since, id: '' } : null);
+    return {
+      feedEntries: page.rows.map(feedListRowView),
+      pagination: { hasMore: page.more, nextCursor: position ? this.cursors.encode(scope, posKey(position)) : null },
+    };
+  }
+
+  // --- logs ---------------------------------------------------------------------------------
+
+  /** GET /platform/logs: one trace, oldest first, entries younger than logVisibilityLagMs withheld. */
+  async logs(caller: Caller, query: Query): Promise<Record<string, unknown>> {
+    this.access(caller, 'logs');
+    const q = new QueryParams(query);
+    const trace = q.string('trace');
+    const level = q.oneOf('level', LOG_FILTER_LEVELS);
+    const since = timestamp(q, 'since') ?? null;
+    const limit = q.limit();
+    const cursor = q.cursor();
+    q.rejectUnknown();
+    if (trace === undefined || trace === '') throw errors.missingParameter('trace');
+    const scope: CursorScope = { endpoint: 'logs', organizationId: caller.organizationId, filters: filtersText({ trace, level }) };
+    const after = this.decode(scope, cursor);
+    const bound = this.now() - this.deps.settings.logVisibilityLagMs * 1000;
+    const page = await this.deps.lists.logs(caller.organizationId, trace, level ?? null, after, after ? null : since, bound, limit);
+    const last = page.rows[page.rows.length - 1];
+    return {
+      logs: page.rows.map(logEntryView),
+      pagination: { hasMore: page.more, nextCursor: page.more && last ? this.cursors.encode(scope, posKey(last)) : null },
+    };
+  }
+
+  // --- traces -------------------------------------------------------------------------------
+
+  /** GET /platform/traces/:guid (DESIGN §3). */
+  async trace(caller: Caller, guid: string): Promise<Record<string, unknown>> {
+    this.access(caller, 'traces');
+    if (!isWellFormedId(guid)) throw notFound('trace', 'trace', guid);
+    const org = caller.organizationId;
+    const [transactions, results] = await Promise.all([this.deps.transactions.byTrace(org, guid), this.deps.results.byTrace(org, guid)]);
+    if (transactions.length === 0 && results.length === 0) throw notFound('trace', 'trace', guid);
+    // each artifact once, with the result and node that produced it (its record names them)
+    const pointers = new Map<string, ArtifactPointer>();
+    for (const r of results) for (const a of r.detail.artifacts ?? []) if (!pointers.has(a.id)) pointers.set(a.id, a);
+    const records = await Promise.all([...pointers.keys()].map((id) => this.deps.artifacts.get(org, id)));
+    const producedAt = new Map(results.map((r) => [r.id, r.createdAt]));
+    const artifacts = [...pointers.values()]
+      .map((p, i) => {
+        const rec = records[i];
+        // an artifact whose record aged out is named with the first result that points to it
+        const first = results.find((x) => (x.detail.artifacts ?? []).some((a) => a.id === p.id))!;
+        const resultId = rec?.resultId ?? first.id;
+        return { id: p.id, usage: p.usage, contentType: p.contentType, filename: p.filename, resultId, nodeName: rec?.nodeName ?? first.nodeName, at: rec?.createdAt ?? producedAt.get(resultId) ?? 0 };
+      })
+      .sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1))
+      .map(({ at: _at, ...a }) => a);
+    const flowId = transactions.find((t) => t.flowId !== null)?.flowId ?? results.find((r) => r.flowId !== null)?.flowId ?? null;
+    const flow = flowId ? await this.deps.config.get(org, 'flow', flowId) : null;
+    return traceView({
+      traceGuid: guid,
+      transactions,
+      results,
+      artifacts,
+      flow: flow ? { id: flow.id, name: flow.name, versionNumber: flow.versionNumber, direction: flow.direction } : null,
+    });
+  }
+}
+
+function tooLarge(id: string, size: number, max: number): TdxError {
+  return new TdxError(
+    'payload_too_large',
+    `The payload of result "${id}" is ${size} bytes, over the ${Math.floor(max / 1024)} KB this tool returns: ask for part of it with jsonPath (a dot-separated path, such as "heading.0"), or for its shape with keysOnly=true.`,
+  );
+}
+
