@@ -47,7 +47,8 @@ export interface SentFacts {
 }
 
 function failureSentence(filename: string, to: string, url: string, error: string | null, tried = ''): string {
-  return `AS2 delivery of ${filename} to ${to} (${url}) failed${tried}: ${error ?? 'unknown error'}`.replace(/\.?$/, '.');
+  const sentence = `AS2 delivery of ${filename} to ${to} (${url}) failed${tried}: ${error ?? 'unknown error'}`;
+  return /[.!?)]$/.test(sentence) ? sentence : `${sentence}.`;
 }
 
 export function as2Sent(ctx: StepContext, f: SentFacts): Effects {
