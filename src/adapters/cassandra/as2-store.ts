@@ -116,7 +116,8 @@ export class CassandraAs2AwaitedMdns implements As2AwaitedMdnStore {
 
   settle(messageId: string, outcome: As2ReceiptOutcome): Promise<As2ReceiptOutcome | null> {
     return guardStore('AS2 awaited receipt settle', async () => {
-      const rs = await this.client.execute('UPDATE as2_pending_mdns SET outcome = ? WHERE message_id = ? IF outcome = null', [JSON.stringify(outcome), messageId], { prepare: true });
+      // `org_id != null`: a message forgotten meanwhile is not brought back as a row holding only an outcome
+      const rs = await this.client.execute('UPDATE as2_pending_mdns SET outcome = ? WHERE message_id = ? IF org_id != null AND outcome = null', [JSON.stringify(outcome), messageId], { prepare: true });
       if (rs.wasApplied()) return outcome;
       // not applied: settled before (the outcome in force is returned with the failed condition), or gone
       const current = rs.first()?.get('outcome') as string | null | undefined;
