@@ -10,8 +10,11 @@
  * - asynchronous MDNs both ways; a receipt that never comes (error once the wait ends);
  * - a negative MDN from the peer, and a peer that is down (retries, then an error result);
  * - a message id received twice is processed once; a connection without a partner, a tampered
- *   message, a wrong certificate and an unknown AS2-To get the right negative MDN and store nothing.
+ *   message, a wrong certificate and an unknown AS2-To get the right negative MDN and store nothing;
+ * - the demo's AS2 partner GADGET (deploy/demo/config.yaml, keys by deploy/demo/as2-keys.sh) takes
+ *   the README's command: the sample order sent with the bundled peer script.
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -20,7 +23,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { readConfigFile } from '../../../src/admin/config-file.ts';
 import { as2TraceGuid } from '../../../src/domain/as2-delivery.ts';
+import { x12ImplementationEngine } from '../../../src/domain/x12-implementation-engine.ts';
 import type { ConfigDocument, ConnectionDoc, PartnerDoc } from '../../../src/domain/configuration.ts';
 import { feedEntryId } from '../../../src/domain/ids.ts';
 import { statusOf, type ResultRecord } from '../../../src/domain/records.ts';
@@ -59,6 +64,10 @@ const invoice = (n: string): Record<string, unknown> => ({ invoiceNumber: `INV-$
 
 const peer = new PeerServer();
 const peerWrongCert = new PeerServer();
+// the demo partner GADGET's side, with the keys the demo's script makes
+const gadget = new PeerServer();
+const demoKeys = path.join(dir, 'demo-as2');
+const demoAs2Env = Object.fromEntries([...execFileSync('bash', [path.join(root, 'deploy/demo/as2-keys.sh'), demoKeys], { encoding: 'utf8' }).matchAll(/^export (DEMO_AS2_\w+)='([^']*)'$/gm)].map((m) => [m[1]!, m[2]!]));
 let silent: Server;
 let silentUrl = '';
 let p: Pipeline;
@@ -105,7 +114,8 @@ describe.skipIf(python === null)('AS2 through the pipeline, against pyas2lib', (
     const apiPort = await freePort();
     const out = mkdtempSync(path.join(tmpdir(), 'tdx-as2-peer-out-'));
     const serve = (partnerCert: string): string[] => ['--as2-id', PEER_ID, '--key', file('peer.key.pem'), '--cert', file('peer.cert.pem'), '--partner-id', US, '--partner-cert', partnerCert, '--out', out];
-    await Promise.all([peer.start(serve(file('ours.cert.pem'))), peerWrongCert.start(serve(file('stranger.cert.pem')))]);
+    const gadgetServe = ['--as2-id', 'GADGETAS2', '--partner-id', 'DEMOCORP', '--key', path.join(demoKeys, 'gadgetas2.key.pem'), '--cert', path.join(demoKeys, 'gadgetas2.cert.pem'), '--partner-cert', path.join(demoKeys, 'democorp.cert.pem'), '--out', out];
+    await Promise.all([peer.start(serve(file('ours.cert.pem'))), peerWrongCert.start(serve(file('stranger.cert.pem'))), gadget.start(gadgetServe)]);
     // a receiver that takes messages in async mode and never sends the receipt
     silent = createServer((req, res) => {
       req.resume();
@@ -157,6 +167,18 @@ describe.skipIf(python === null)('AS2 through the pipeline, against pyas2lib', (
         partner('SILENT', 'peer-silent', [outbound810]),
       ],
     };
+    // the demo's GADGET, as the demo file resolves with its keys (its url: this test's GADGET peer)
+    const demoDoc = readConfigFile(path.join(root, 'deploy/demo/config.yaml'), x12ImplementationEngine, { env: { SFTP_USERNAME: 'demo', ...demoAs2Env } });
+    const gadgetPartner = demoDoc.partners!.find((x) => x.key === 'GADGET')!;
+    const gadgetConn = demoDoc.connections!.find((c) => c.name === gadgetPartner.connection)!;
+    const named = <T extends { name: string }>(have: T[] | undefined, all: T[] | undefined, wanted: (x: T) => boolean): T[] => [...(have ?? []), ...(all ?? []).filter((x) => wanted(x) && !(have ?? []).some((h) => h.name === x.name))];
+    doc.connections!.push({ ...gadgetConn, as2: { ...gadgetConn.as2!, url: gadget.url } });
+    doc.envelopes = named(doc.envelopes, demoDoc.envelopes, (e) => e.name === gadgetPartner.envelopes!.internal || e.name === gadgetPartner.envelopes!.external);
+    doc.webhooks = named(doc.webhooks, demoDoc.webhooks, (w) => Object.values(gadgetPartner.webhooks ?? {}).includes(w.name));
+    doc.implementations = named(doc.implementations, demoDoc.implementations, () => true);
+    doc.mappings = named(doc.mappings, demoDoc.mappings, () => true);
+    doc.sources = named(doc.sources, demoDoc.sources, () => true);
+    doc.partners!.push(gadgetPartner);
     p = await startPipeline(doc, { env: { TDX_API_PORT: String(apiPort), TDX_AS2_MDN_CHECK_INTERVAL_MS: '500' } });
     const list = await p.api('/platform/connections?limit=100');
     for (const c of list.body['connections'] as { id: string; name: string; as2Ready: boolean }[]) {
@@ -174,6 +196,7 @@ describe.skipIf(python === null)('AS2 through the pipeline, against pyas2lib', (
   afterAll(async () => {
     peer.stop();
     peerWrongCert.stop();
+    gadget.stop();
     await new Promise<void>((r) => (silent ? silent.close(() => r()) : r()));
     await p?.stop();
   }, 60_000);
@@ -305,6 +328,28 @@ describe.skipIf(python === null)('AS2 through the pipeline, against pyas2lib', (
       expect(await p.results(trace)).toEqual([]);
       expect(await p.transactions(trace)).toEqual([]);
     }
+  });
+
+  it('the demo partner GADGET: the README\'s peer command sends the sample order, the MDN verifies, the order is mapped for the ERP and the 997 goes back', async () => {
+    const K = demoKeys;
+    // as in the README, with this test's API address and the connection id it looked up
+    const sent = await peerSend([
+      '--url', `${p.url}/as2/${connectionIds.get('gadget-as2')!}`, '--file', path.join(root, 'deploy/demo/samples/gadget-850.edi'),
+      '--as2-from', 'GADGETAS2', '--as2-to', 'DEMOCORP', '--key', `${K}/gadgetas2.key.pem`, '--cert', `${K}/gadgetas2.cert.pem`,
+      '--partner-cert', `${K}/democorp.cert.pem`, '--sign', 'sha256', '--encrypt', 'aes_256_cbc', '--mdn-sign', 'sha256',
+    ]);
+    expect([sent.httpStatus, sent.mdnStatus, sent.mdnDetail, sent.mdnSigned]).toEqual([200, 'processed', null, true]);
+    const trace = as2TraceGuid(connectionIds.get('gadget-as2')!, sent.messageId);
+    const txs = await p.settled(trace, 2);
+    const po = txs.find((t) => t.transactionSetIdentifier === '850')!;
+    expect([statusOf(po), po.reference, po.partnerKey]).toEqual(['delivered', 'PO-2001', 'GADGET']);
+    const results = await p.results(trace);
+    const mapped = byService(results, 'mapping')[0]!;
+    const output = await artifactText(mapped.payload!.artifactId);
+    expect(JSON.parse(output)).toMatchObject({ orderNumber: 'PO-2001', buyer: { name: 'Gadget Retail', id: 'GADGET' } });
+    const ack = as2Of(byService(results, 'as2_send')[0]);
+    expect(ack).toMatchObject({ from: 'DEMOCORP', to: 'GADGETAS2', mdnStatus: 'processed', micMatched: true });
+    expect(gadget.eventFor(String(ack['messageId']))).toMatchObject({ status: 'processed', signed: true, encrypted: true });
   });
 
   it('a receipt that never comes: the delivery is an error once the connection\'s wait (3 s) ends', async () => {
