@@ -47,7 +47,7 @@ export interface As2RouteDeps {
   /** The organization of an AS2 connection (the request carries no API key). */
   readonly directory: { organizationOf(connectionId: string): Promise<string | null> };
   readonly config: ConfigView;
-  /** Every flow of the organization (every version); the route picks the current active inbound ones. */
+  /** Every flow of the organization (every version); the route picks the current active inbound ones (reused for 5 s). */
   readonly flows: (organizationId: string) => Promise<readonly FlowRecord[]>;
   readonly artifacts: ArtifactStore;
   readonly producer: WorkProducer;
@@ -65,6 +65,7 @@ export interface As2RouteDeps {
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PRODUCE_TIMEOUT_MS = 10_000;
+const FLOW_CACHE_MS = 5_000;
 
 function send(ctx: Context, reply: HttpReply): void {
   ctx.status = reply.status;
@@ -94,6 +95,17 @@ export function as2Router(deps: As2RouteDeps): Router {
   const now = deps.now ?? ((): Micros => Date.now() * 1000);
   const log = deps.logger.child({ component: 'as2' });
   const router = new Router();
+  // flows of an organization, reused for a few seconds as the nodes' configuration cache does
+  const flowCache = new Map<string, { at: number; flows: Promise<readonly FlowRecord[]> }>();
+  const flowsOf = (organizationId: string): Promise<readonly FlowRecord[]> => {
+    const hit = flowCache.get(organizationId);
+    if (hit && Date.now() - hit.at < FLOW_CACHE_MS) return hit.flows;
+    const flows = deps.flows(organizationId);
+    flowCache.set(organizationId, { at: Date.now(), flows });
+    flows.catch(() => flowCache.delete(organizationId));
+    if (flowCache.size > 10_000) flowCache.clear();
+    return flows;
+  };
 
   const material = async (organizationId: string | null, connectionId: string): Promise<As2ConnectionMaterial | null> => {
     if (!organizationId) return null;
@@ -139,7 +151,7 @@ export function as2Router(deps: As2RouteDeps): Router {
 
   /** The partner's active inbound flow fed by this connection, or why there is none. */
   const inboundFlow = async (organizationId: string, connectionId: string, payload: Buffer): Promise<{ flow: FlowRecord; partnerKey: string } | { reason: string }> => {
-    const feeding = (await deps.flows(organizationId)).filter((f) => f.direction === 'inbound' && f.current && f.nodes[0]?.service === 'as2_receive' && f.nodes[0].config['connectionId'] === connectionId);
+    const feeding = (await flowsOf(organizationId)).filter((f) => f.direction === 'inbound' && f.current && f.nodes[0]?.service === 'as2_receive' && f.nodes[0].config['connectionId'] === connectionId);
     const active = feeding.filter((f) => f.status === 'active');
     const keyOf = async (f: FlowRecord): Promise<string | null> => (await deps.config.partner(organizationId, f.partnerId))?.key ?? null;
     if (active.length === 0) {
