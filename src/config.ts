@@ -127,6 +127,13 @@ export interface Config {
     /** How often the scheduler looks for documents whose 997 is overdue (partner `acknowledgmentDeadlineMinutes`). @default 30000 */
     readonly overdueCheckIntervalMs: number;
   };
+  /** AS2 in the pipeline (docs/as2.md, "In the pipeline"). */
+  readonly as2: {
+    /** Largest request body `POST /as2/:connectionId` and `POST /as2/mdn` accept, in bytes. @default 104857600 */
+    readonly maxMessageBytes: number;
+    /** How often the scheduler fails deliveries whose asynchronous MDN did not come within the connection's `mdn.waitSeconds`. @default 10000 */
+    readonly mdnCheckIntervalMs: number;
+  };
   /** Grace period for in-flight work on SIGTERM. @default 15000 */
   readonly shutdownTimeoutMs: number;
   readonly mcp: {
@@ -291,6 +298,10 @@ export function loadConfig(env: Env = process.env): Config {
     },
     acknowledgments: {
       overdueCheckIntervalMs: r.int('TDX_ACK_OVERDUE_CHECK_INTERVAL_MS', 30_000, 100, 3_600_000),
+    },
+    as2: {
+      maxMessageBytes: r.int('TDX_AS2_MAX_MESSAGE_BYTES', 100 * 1024 * 1024, 1, 4 * 1024 * 1024 * 1024),
+      mdnCheckIntervalMs: r.int('TDX_AS2_MDN_CHECK_INTERVAL_MS', 10_000, 100, 3_600_000),
     },
     shutdownTimeoutMs: r.int('TDX_SHUTDOWN_TIMEOUT_MS', 15_000, 0, 600_000),
     mcp: {

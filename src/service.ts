@@ -41,6 +41,12 @@ import { SftpPoller } from './nodes/sftp_fetch/poller.ts';
 import { CassandraSftpPollStore } from './adapters/cassandra/sftp-poll-store.ts';
 import { sftpPollJob } from './roles/sftp-poll-job.ts';
 import { hostname } from 'node:os';
+import { as2SendNode } from './nodes/as2_send/node.ts';
+import { completeAwaitedDelivery, noteOnAwaitedDelivery } from './nodes/as2_send/receipts.ts';
+import { As2PipelineTransport } from './adapters/as2/pipeline.ts';
+import { CassandraAs2AwaitedMdns, CassandraAs2Directory, CassandraAs2ReceivedMessages } from './adapters/cassandra/as2-store.ts';
+import { as2Router } from './http/as2/routes.ts';
+import { as2MdnWaitJob } from './roles/jobs/as2-mdn-wait.ts';
 
 export interface ServiceParts {
   /** Router factories mounted by the api role. */
@@ -59,11 +65,13 @@ export function nodeDeps(resources: Resources): Promise<NodeDeps> {
   if (!deps) {
     deps = (async () => {
       const [cassandra, stores, producer, wire] = await Promise.all([resources.cassandra(), resources.stores(), resources.producer(), resources.wire()]);
+      const as2 = await as2Stores(resources);
       const sftp = resources.own('sftp-client', () => SftpClient.fromConfig(resources.config, resources.logger), (c) => c.close());
       const mappings = resources.own('mapping-engine', () => createMappingEngine(resources.config.mapping), (e) => e.close());
       return {
         sftp: new ClientSftpUploader(sftp),
         webhooks: { send: (call) => sendWebhook(call) },
+        as2: new As2PipelineTransport(as2.awaited),
         mappings,
         stores,
         config: new CachedConfigView(new CassandraConfigReadStore(cassandra), stores.secrets),
@@ -76,6 +84,18 @@ export function nodeDeps(resources: Resources): Promise<NodeDeps> {
     nodeDepsOf.set(resources, deps);
   }
   return deps;
+}
+
+const as2StoresOf = new WeakMap<Resources, Promise<{ directory: CassandraAs2Directory; received: CassandraAs2ReceivedMessages; awaited: CassandraAs2AwaitedMdns }>>();
+
+/** The AS2 stores (connection directory, received message ids, awaited receipts), once per process. */
+function as2Stores(resources: Resources): Promise<{ directory: CassandraAs2Directory; received: CassandraAs2ReceivedMessages; awaited: CassandraAs2AwaitedMdns }> {
+  let s = as2StoresOf.get(resources);
+  if (!s) {
+    s = resources.cassandra().then((c) => ({ directory: new CassandraAs2Directory(c), received: new CassandraAs2ReceivedMessages(c), awaited: new CassandraAs2AwaitedMdns(c) }));
+    as2StoresOf.set(resources, s);
+  }
+  return s;
 }
 
 const node =
@@ -100,6 +120,40 @@ async function platformRouters(r: Resources): Promise<ReturnType<typeof platform
   };
   return [platformRouterOverCassandra(r.config, r.logger, cassandra, { submissions, replays, records }).router];
 }
+
+/** The AS2 endpoints (`POST /as2/:connectionId`, `POST /as2/mdn`): outside /platform, no API key. */
+async function as2Routers(r: Resources): Promise<ReturnType<typeof as2Router>[]> {
+  const [deps, as2, cassandra] = await Promise.all([nodeDeps(r), as2Stores(r), r.cassandra()]);
+  const flows = new CassandraConfigReadStore(cassandra);
+  return [
+    as2Router({
+      directory: as2.directory,
+      config: deps.config,
+      flows: (org) => flows.list(org, 'flow'),
+      artifacts: deps.stores.artifacts,
+      producer: deps.emitter,
+      received: as2.received,
+      awaited: as2.awaited,
+      complete: (work, outcome) => completeAwaitedDelivery(deps, work, outcome),
+      note: (work, level, message, key, at) => noteOnAwaitedDelivery(deps, work, level, message, key, at),
+      maxBytes: r.config.as2.maxMessageBytes,
+      logger: r.logger,
+    }),
+  ];
+}
+
+/** Fails AS2 deliveries whose asynchronous receipt did not come within the connection's wait. */
+const as2MdnWait: SchedulerJobFactory = async (r) => {
+  const [deps, as2, stores] = await Promise.all([nodeDeps(r), as2Stores(r), r.stores()]);
+  return as2MdnWaitJob({
+    intervalMs: r.config.as2.mdnCheckIntervalMs,
+    leases: stores.leases,
+    awaited: as2.awaited,
+    complete: (work, outcome) => completeAwaitedDelivery(deps, work, outcome),
+    logger: r.logger,
+    now: deps.wallClock,
+  });
+};
 
 /** Reports delivered documents whose 997 is overdue (partner `acknowledgmentDeadlineMinutes`). */
 const replay: SchedulerJobFactory = async (r) => replayJob(r, await nodeDeps(r), (await r.stores()).replays);
@@ -130,7 +184,7 @@ const sftpPolling: SchedulerJobFactory = async (r) => sftpPollJob(await sftpPoll
 
 /** What this build provides. */
 export const defaultParts: ServiceParts = {
-  routers: [platformRouters],
+  routers: [platformRouters, as2Routers],
   nodes: {
     partner_endpoint: node(partnerEndpointNode),
     sftp_fetch: node(sftpFetchNode),
@@ -141,11 +195,12 @@ export const defaultParts: ServiceParts = {
     feed: node(feedNode),
     ack_generate: node(ackGenerateNode),
     sftp_upload: node(sftpUploadNode),
+    as2_send: node(as2SendNode),
     x12_write: node(x12WriteNode),
     sandbox_sink: node(sandboxSinkNode),
     webhook: node(webhookNode),
   },
-  schedulerJobs: [sftpPolling, ackOverdue, replay],
+  schedulerJobs: [sftpPolling, ackOverdue, replay, as2MdnWait],
 };
 
 export function buildRoles(resources: Resources, roleNames: readonly RoleName[], out: TextOut, parts: ServiceParts = defaultParts): Role[] {

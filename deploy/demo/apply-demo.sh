@@ -7,6 +7,10 @@
 # The demo's SFTP connections take their user, key, host and port from .stack/env (SFTP_*;
 # variables already set win) and use folders relative to the stack sshd's login folder
 # ($SFTP_ROOT, .stack/sshd/root), which are created here.
+#
+# The AS2 connection's key pairs (ours, DEMOCORP, and the demo partner's, GADGETAS2, whose side
+# the bundled pyas2lib peer plays) are made once by as2-keys.sh (`tdx as2 keygen`) into
+# $TDX_DATA_DIR/demo-as2 (ignored by git; no key is kept in the repository) and reused after.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/lib.sh
@@ -20,6 +24,7 @@ else
 fi
 data="${TDX_DATA_DIR:-.data}"
 mkdir -p "$data"
+eval "$(bash deploy/demo/as2-keys.sh "$data/demo-as2")"
 idfile="$data/demo-org-id"
 if [[ -s "$idfile" ]]; then
   org="$(cat "$idfile")"

@@ -24,6 +24,8 @@ import type { MappingEngine } from '../domain/mapping-engine.ts';
 import type { SftpEntry } from '../domain/sftp-polling.ts';
 import type { WebhookAttempt } from '../domain/webhook-delivery.ts';
 import type { Implementation } from '../x12/impl/index.ts';
+import type { As2SendReport } from '../domain/as2-delivery.ts';
+import type { StageMessage } from '../wire/stage.v1.ts';
 
 /**
  * The configuration nodes read, cached for a few seconds per record (a change applies to work
@@ -141,6 +143,34 @@ export interface SftpInbox {
   mkdirs(target: SftpTarget, directory: string): Promise<void>;
 }
 
+/** One AS2 transmission of a document (as2_send). */
+export interface As2SendRequest {
+  readonly organizationId: string;
+  /** The partner's connection (kind `as2`, with its settings). */
+  readonly connection: ConnectionRecord;
+  /** The connection's secrets (key, certificates, passphrase). */
+  readonly secrets: Readonly<Record<string, string>>;
+  readonly payload: Buffer;
+  readonly filename: string;
+  /** The Message-ID to send (with angle brackets): reused by retries of one transmission. */
+  readonly messageId: string;
+  /** The work item sending it: in async mode it is recorded with the receipt awaited, and completed when the receipt arrives. */
+  readonly work: StageMessage;
+}
+
+/** An asynchronous MDN to post to the sender of a message we received (as2_receive). */
+export interface As2ReceiptPost {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+}
+
+/** AS2 transmissions: sending documents (the receipt judged, or awaited) and posting receipts. */
+export interface As2Transport {
+  send(request: As2SendRequest): Promise<As2SendReport>;
+  postReceipt(receipt: As2ReceiptPost): Promise<TransferOutcome & { readonly httpStatus: number | null }>;
+}
+
 /** Everything a node adapter is built with. */
 export interface NodeDeps {
   readonly stores: ProcessingStores;
@@ -154,6 +184,8 @@ export interface NodeDeps {
   readonly sftp?: SftpUploader;
   /** Webhook calls (webhook deliveries and notifications). */
   readonly webhooks?: WebhookSender;
+  /** AS2 transmissions (as2_send, and as2_receive's asynchronous receipts). */
+  readonly as2?: As2Transport;
   /** Wall clock (injectable for tests). */
   readonly wallClock: () => Micros;
 }

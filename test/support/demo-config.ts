@@ -1,7 +1,8 @@
 /**
  * The demo configuration file (deploy/demo/config.yaml) as unit tests read it: through the real
- * file reader, with a fixed environment for its `${SFTP_*}` references and a throwaway private
- * key generated once per process for `privateKeyFile` (no key is kept in the repository).
+ * file reader, with a fixed environment for its `${SFTP_*}` references, a throwaway private
+ * key generated once per process for `privateKeyFile`, and throwaway AS2 key pairs for the
+ * `${DEMO_AS2_*}` paths (no key is kept in the repository).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,10 +11,12 @@ import ssh2 from 'ssh2';
 import { parseConfigText } from '../../src/admin/config-file.ts';
 import type { ConfigDocument } from '../../src/domain/configuration.ts';
 import { x12ImplementationEngine } from '../../src/domain/x12-implementation-engine.ts';
+import { keyPair } from './as2-keys.ts';
 
 export const DEMO_CONFIG_PATH = 'deploy/demo/config.yaml';
 
 let keyPath: string | undefined;
+let as2: Record<string, string> | undefined;
 
 /** The environment the demo file resolves with in unit tests. */
 export function demoEnv(): Record<string, string> {
@@ -21,7 +24,21 @@ export function demoEnv(): Record<string, string> {
     keyPath = path.join(mkdtempSync(path.join(tmpdir(), 'tdx-demo-key-')), 'id_ed25519');
     writeFileSync(keyPath, ssh2.utils.generateKeyPairSync('ed25519').private, { mode: 0o600 });
   }
-  return { SFTP_HOST: '127.0.0.1', SFTP_PORT: '2222', SFTP_USERNAME: 'tdx', SFTP_PRIVATE_KEY_PATH: keyPath };
+  if (as2 === undefined) {
+    // the AS2 connection's key pairs, as deploy/demo/as2-keys.sh makes them for the demo
+    const dir = path.dirname(keyPath);
+    const ours = keyPair('democorp');
+    const partner = keyPair('gadgetas2');
+    as2 = {
+      DEMO_AS2_PRIVATE_KEY_PATH: path.join(dir, 'democorp.key.pem'),
+      DEMO_AS2_CERTIFICATE_PATH: path.join(dir, 'democorp.cert.pem'),
+      DEMO_AS2_PARTNER_CERTIFICATE_PATH: path.join(dir, 'gadgetas2.cert.pem'),
+    };
+    writeFileSync(as2['DEMO_AS2_PRIVATE_KEY_PATH']!, ours.privateKeyPem, { mode: 0o600 });
+    writeFileSync(as2['DEMO_AS2_CERTIFICATE_PATH']!, ours.certificatePem);
+    writeFileSync(as2['DEMO_AS2_PARTNER_CERTIFICATE_PATH']!, partner.certificatePem);
+  }
+  return { SFTP_HOST: '127.0.0.1', SFTP_PORT: '2222', SFTP_USERNAME: 'tdx', SFTP_PRIVATE_KEY_PATH: keyPath, ...as2 };
 }
 
 /** A fresh copy of the demo document, resolved and checked as `tdx config apply` does. */

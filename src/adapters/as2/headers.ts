@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { digestByMicalg, type DigestName } from './algorithms.ts';
+import { as2MessageId } from '../../domain/as2-delivery.ts';
 import type { MimeHeader } from './mime.ts';
 
 export const AS2_VERSION = '1.2';
@@ -54,8 +55,7 @@ export function unquoteAs2Name(value: string): string {
 
 /** A fresh RFC 5322 message id (angle brackets included) naming our AS2 identifier. */
 export function newMessageId(localId: string): string {
-  const host = localId.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '') || 'as2';
-  return `<tdx-${randomUUID()}@${host}>`;
+  return as2MessageId(localId, randomUUID());
 }
 
 /** A message id without its angle brackets (how ids are compared and stored). */

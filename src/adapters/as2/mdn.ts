@@ -305,6 +305,8 @@ export interface MdnVerdict {
   /** True/false when a MIC was compared; null when none was. */
   readonly micMatched: boolean | null;
   readonly signed: boolean;
+  /** The receipt is signed and its signature verified with the partner's certificate. */
+  readonly authenticated: boolean;
   readonly mdnMessageId: string | null;
   readonly originalMessageId: string | null;
 }
@@ -315,7 +317,7 @@ export async function evaluateMdn(headers: readonly MimeHeader[], body: Buffer, 
   try {
     mdn = parseMdn(headers, body);
   } catch (err) {
-    return { status: 'failed', reason: `the receipt is not a readable MDN (${(err as Error).message})`, disposition: null, modifier: null, returnedMic: null, micMatched: null, signed: false, mdnMessageId: headerValue(headers, 'message-id') ?? null, originalMessageId: null };
+    return { status: 'failed', reason: `the receipt is not a readable MDN (${(err as Error).message})`, disposition: null, modifier: null, returnedMic: null, micMatched: null, signed: false, authenticated: false, mdnMessageId: headerValue(headers, 'message-id') ?? null, originalMessageId: null };
   }
   const base = {
     disposition: mdn.disposition?.text ?? null,
@@ -325,13 +327,15 @@ export async function evaluateMdn(headers: readonly MimeHeader[], body: Buffer, 
     mdnMessageId: mdn.messageId,
     originalMessageId: mdn.originalMessageId,
   };
-  const fail = (reason: string, micMatched: boolean | null = null): MdnVerdict => ({ ...base, status: 'failed', reason, micMatched });
+  let authenticated = false;
+  const fail = (reason: string, micMatched: boolean | null = null): MdnVerdict => ({ ...base, status: 'failed', reason, micMatched, authenticated });
   if (mdn.originalMessageId !== bareMessageId(expected.messageId)) {
     return fail(`the MDN answers message ${mdn.originalMessageId ?? '(none)'}, not ${bareMessageId(expected.messageId)}`);
   }
   if (mdn.signature) {
     const v = await verifyMdnSignature(mdn, partner);
     if (!v.ok) return fail(`the MDN signature is not valid: ${v.reason}`);
+    authenticated = true;
   } else if (expected.signedReceipt) {
     return fail('the MDN is unsigned where a signed receipt was asked for');
   }
@@ -347,5 +351,5 @@ export async function evaluateMdn(headers: readonly MimeHeader[], body: Buffer, 
     }
   }
   const warning = mdn.disposition.modifierKind === 'warning' ? `warning: ${mdn.disposition.modifier ?? ''}`.trim() : null;
-  return { ...base, status: 'processed', reason: warning, micMatched };
+  return { ...base, status: 'processed', reason: warning, micMatched, authenticated };
 }

@@ -31,6 +31,12 @@ export interface As2SendInput {
   readonly now?: Date;
   /** Request deadline in sync mode. @default settings.mdn.waitSeconds */
   readonly timeoutMs?: number;
+  /**
+   * Async mode: called with what the receipt will be checked against once the message is built
+   * and before it is posted, so a partner that answers at once finds it recorded. A rejection
+   * stops the send (nothing is posted).
+   */
+  readonly beforePost?: (pending: PendingMdn) => Promise<void>;
 }
 
 /** What must be kept until an asynchronous receipt arrives (see `As2PendingMdns`). */
@@ -126,6 +132,18 @@ export async function sendAs2Message(input: As2SendInput): Promise<As2SendOutcom
     now,
   });
   const expectation = { messageId: bare, mic: message.mic, micRequired: message.micRequired, signedReceipt: s.mdn.signed };
+  const pending: PendingMdn | null = asyncMode
+    ? {
+        connectionId: input.connectionId,
+        messageId: bare,
+        mic: message.mic,
+        micRequired: message.micRequired,
+        signedReceipt: s.mdn.signed,
+        sentAt: now.toISOString(),
+        deadline: new Date(now.getTime() + s.mdn.waitSeconds * 1000).toISOString(),
+      }
+    : null;
+  if (pending && input.beforePost) await input.beforePost(pending);
   const result = await post(s.url, message.headers, message.body, { timeoutMs: input.timeoutMs ?? s.mdn.waitSeconds * 1000 });
 
   const outcome = (o: Omit<As2SendOutcome, 'messageId' | 'mic' | 'detail'>): As2SendOutcome => ({
@@ -157,16 +175,7 @@ export async function sendAs2Message(input: As2SendInput): Promise<As2SendOutcom
     return outcome({ mdnStatus: 'failed', httpStatus: result.status, retryable: result.retryable, retryAfterSeconds: result.retryAfterSeconds, error: mdn?.reason ?? result.error, mdn, pending: null });
   }
   const headers = mimeHeadersOf(result.headers);
-  if (asyncMode && !looksLikeMdn(headers, result.body)) {
-    const pending: PendingMdn = {
-      connectionId: input.connectionId,
-      messageId: bare,
-      mic: message.mic,
-      micRequired: message.micRequired,
-      signedReceipt: s.mdn.signed,
-      sentAt: now.toISOString(),
-      deadline: new Date(now.getTime() + s.mdn.waitSeconds * 1000).toISOString(),
-    };
+  if (pending && !looksLikeMdn(headers, result.body)) {
     return outcome({ mdnStatus: 'pending-async', httpStatus: result.status, retryable: false, retryAfterSeconds: null, error: null, mdn: null, pending });
   }
   if (result.body.length === 0) {

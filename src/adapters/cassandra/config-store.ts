@@ -147,6 +147,7 @@ export class CassandraConfigAdminStore implements ConfigAdminStore {
         }
       }
       if (c.kind === 'mapping') await this.put('DELETE FROM config_mapping_versions WHERE org_id = ? AND mapping_id = ?', [org, c.id]);
+      if (c.kind === 'connection') await this.put('DELETE FROM as2_connections WHERE connection_id = ?', [c.id]);
       await this.put(`DELETE FROM ${TABLE[c.kind]} WHERE org_id = ? AND id = ?`, [org, c.id]);
       return;
     }
@@ -155,6 +156,8 @@ export class CassandraConfigAdminStore implements ConfigAdminStore {
     switch (c.kind) {
       case 'connection':
         await this.put('INSERT INTO config_connections (org_id, id, name, kind, provisioned, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [org, r.id, r.name, c.record.kind, c.record.provisioned, JSON.stringify(r), ...stamps]);
+        // `POST /as2/:connectionId` carries no API key: it finds the organization by connection id
+        if (c.record.kind === 'as2') await this.put('INSERT INTO as2_connections (connection_id, org_id) VALUES (?, ?)', [r.id, org]);
         return;
       case 'envelope':
         await this.put('INSERT INTO config_envelopes (org_id, id, name, external, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [org, r.id, r.name, c.record.external, JSON.stringify(r), ...stamps]);

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,9 +11,17 @@ let env: Env;
 const dir = mkdtempSync(path.join(tmpdir(), 'tdx-config-'));
 const demo = readFileSync('deploy/demo/config.yaml', 'utf8');
 
+/** The paths of the demo's AS2 key pairs, made by the demo's own script (as apply-demo.sh does). */
+function demoAs2Env(): Record<string, string> {
+  const out = execFileSync('bash', ['deploy/demo/as2-keys.sh', path.join(dir, 'demo-as2')], { encoding: 'utf8' });
+  return Object.fromEntries([...out.matchAll(/^export (DEMO_AS2_\w+)='([^']*)'$/gm)].map((m) => [m[1]!, m[2]!]));
+}
+
 beforeAll(async () => {
-  env = await cassandraEnv();
-});
+  const as2 = demoAs2Env();
+  expect(Object.keys(as2)).toHaveLength(3);
+  env = await cassandraEnv(as2);
+}, 120_000);
 afterAll(async () => env?.close());
 
 describe('tdx admin', () => {
@@ -44,8 +53,10 @@ describe('tdx config apply', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/change\(s\) applied/);
     const state1 = await store.loadState(org);
-    expect(state1.partners.map((p) => p.key).sort()).toEqual(['ACME', 'GLOBEX']);
-    expect(state1.flows.filter((f) => f.current).map((f) => f.status)).toEqual(['active', 'active', 'active', 'active']);
+    expect(state1.partners.map((p) => p.key).sort()).toEqual(['ACME', 'GADGET', 'GLOBEX']);
+    // GADGET's AS2 connection is ready with the keys as2-keys.sh made, so its flows are active too
+    expect(state1.connections.find((c) => c.name === 'gadget-as2')?.as2?.setupStatus).toBe('ready');
+    expect(state1.flows.filter((f) => f.current).map((f) => f.status)).toEqual(['active', 'active', 'active', 'active', 'active', 'active']);
     const dump1 = await dumpKeyspace(env);
     const configRows = Object.entries(dump1).filter(([t]) => t.startsWith('config_'));
     expect(configRows.map(([t]) => t)).toEqual(expect.arrayContaining(['config_connections', 'config_flows', 'config_mapping_versions', 'config_partners', 'config_secrets']));

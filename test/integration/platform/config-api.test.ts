@@ -116,14 +116,14 @@ describe('configuration endpoints against Cassandra', () => {
     ajv.addSchema(doc, 'openapi');
     const rows = await rowsOf(a.standard);
     expect(Object.fromEntries(LISTS.map((l) => [l, rows[l]!.length]))).toEqual({
-      connections: 2,
-      envelopes: 3,
+      connections: 3,
+      envelopes: 4,
       webhooks: 2,
-      flows: 4,
+      flows: 6,
       mappings: 2,
       implementations: 2,
       sources: 2,
-      partners: 2,
+      partners: 3,
     });
     const templates = Object.keys(doc.paths).filter((p) => doc.paths[p].get);
     expect(templates).toHaveLength(22);
@@ -178,12 +178,14 @@ describe('configuration endpoints against Cassandra', () => {
     const internal = (await get(`/platform/envelopes/${rows['envelopes']!.find((e) => e.name === 'demo-internal').id}`)).body;
     expect(internal.partners.map((p: any) => [p.key, p.role]).sort()).toEqual([
       ['ACME', 'internal'],
+      ['GADGET', 'internal'],
       ['GLOBEX', 'internal'],
     ]);
     const notifications = (await get(`/platform/webhooks/${rows['webhooks']!.find((w) => w.name === 'erp-notifications').id}`)).body;
     expect(notifications.partners.map((p: any) => [p.key, p.role]).sort()).toEqual([
       ['ACME', 'error'],
       ['ACME', 'outbound'],
+      ['GADGET', 'error'],
       ['GLOBEX', 'error'],
     ]);
     const flow = (await get(`/platform/flows/${rows['flows']![0].id}`)).body;
@@ -191,7 +193,7 @@ describe('configuration endpoints against Cassandra', () => {
     const nodeIds = new Set(flow.nodes.map((n: any) => n.id));
     expect(flow.connections.every((c: any) => nodeIds.has(c.from) && nodeIds.has(c.to))).toBe(true);
     const inbound = rows['mappings']!.find((m) => m.name === 'demo-850-to-erp');
-    expect(inbound).toMatchObject({ direction: 'inbound', implementation: { name: 'demo-850-inbound' }, source: { name: 'erp-purchase-order' }, currentVersion: 1, partners: ['ACME'] });
+    expect(inbound).toMatchObject({ direction: 'inbound', implementation: { name: 'demo-850-inbound' }, source: { name: 'erp-purchase-order' }, currentVersion: 1, partners: ['ACME', 'GADGET'] });
     const mapping = (await get(`/platform/mappings/${inbound.id}`)).body;
     expect(mapping.source.sample.orderNumber).toBe('PO-1001');
     expect(mapping.current).toEqual((await get(`/platform/mappings/${inbound.id}/versions/1`)).body);
@@ -269,14 +271,15 @@ describe('configuration endpoints against Cassandra', () => {
 
   it('applies every filter, partner keys in any case, unknown and foreign keys giving an empty page', async () => {
     const flows = async (q: string) => (await get(`/platform/flows${q}`)).body.flows.map((f: any) => `${f.partner.key}/${f.direction}/${f.status}`).sort();
-    expect(await flows('')).toEqual(['ACME/inbound/active', 'ACME/outbound/active', 'GLOBEX/inbound/active', 'GLOBEX/outbound/active']);
+    // GADGET's flows wait for its AS2 keys (deploy/demo/as2-keys.sh), which this environment does not set
+    expect(await flows('')).toEqual(['ACME/inbound/active', 'ACME/outbound/active', 'GADGET/inbound/pending', 'GADGET/outbound/pending', 'GLOBEX/inbound/active', 'GLOBEX/outbound/active']);
     for (const k of ['GLOBEX', 'globex', 'gLoBeX']) expect(await flows(`?partner=${k}`)).toEqual(['GLOBEX/inbound/active', 'GLOBEX/outbound/active']);
     expect(await flows('?partner=unknown')).toEqual([]);
     expect(await flows('?partner=UMBRELLA')).toEqual([]);
-    expect(await flows('?direction=inbound')).toEqual(['ACME/inbound/active', 'GLOBEX/inbound/active']);
+    expect(await flows('?direction=inbound')).toEqual(['ACME/inbound/active', 'GADGET/inbound/pending', 'GLOBEX/inbound/active']);
     expect(await flows('?direction=outbound&partner=acme')).toEqual(['ACME/outbound/active']);
     expect(await flows('?status=active&direction=outbound')).toEqual(['ACME/outbound/active', 'GLOBEX/outbound/active']);
-    expect(await flows('?status=pending')).toEqual([]);
+    expect(await flows('?status=pending')).toEqual(['GADGET/inbound/pending', 'GADGET/outbound/pending']);
     const mappings = async (q: string) => (await get(`/platform/mappings${q}`)).body.mappings.map((m: any) => m.name).sort();
     expect(await mappings('?direction=inbound')).toEqual(['demo-850-to-erp']);
     expect(await mappings('?direction=outbound')).toEqual(['demo-erp-to-810']);
@@ -313,7 +316,7 @@ describe('configuration endpoints against Cassandra', () => {
     const versions = await get(`/platform/mappings/${m.id}/versions?limit=100`);
     expect(versions.body).toEqual({ versions: [expect.objectContaining({ versionNumber: 1, note: 'first version' })], pagination: { hasMore: false, nextCursor: null } });
     // 60 envelopes: the default page is 50, and limit=100 takes them all
-    const many = Array.from({ length: 57 }, (_, i) => `  - { name: bulk-${String(i).padStart(2, '0')}, external: true, interchangeExtid: BULK${i}, interchangeExtidQualifier: ZZ, applicationCode: BULK${i} }\n`).join('');
+    const many = Array.from({ length: 56 }, (_, i) => `  - { name: bulk-${String(i).padStart(2, '0')}, external: true, interchangeExtid: BULK${i}, interchangeExtidQualifier: ZZ, applicationCode: BULK${i} }\n`).join('');
     const c = await orgWithKeys(env, 'Org Many');
     await apply(c.org, demo.replace('envelopes:\n', `envelopes:\n${many}`), 'many');
     const first = await get('/platform/envelopes', c.standard);
@@ -389,12 +392,12 @@ describe('configuration endpoints against Cassandra', () => {
   it('keeps pages stable while rows are inserted between them', async () => {
     const c = await orgWithKeys(env, 'Org Stable');
     await apply(c.org, demo, 'stable-1');
-    const first = await get('/platform/envelopes?limit=2', c.standard);
+    const first = await get('/platform/envelopes?limit=3', c.standard);
     await apply(c.org, demo.replace('envelopes:\n', 'envelopes:\n  - { name: zz-new-envelope, external: true, interchangeExtid: NEWONE, interchangeExtidQualifier: ZZ, applicationCode: NEWONE }\n'), 'stable-2');
-    const second = await get(`/platform/envelopes?limit=2&cursor=${encodeURIComponent(first.body.pagination.nextCursor)}`, c.standard);
+    const second = await get(`/platform/envelopes?limit=3&cursor=${encodeURIComponent(first.body.pagination.nextCursor)}`, c.standard);
     const ids = [...first.body.envelopes, ...second.body.envelopes].map((e: any) => e.id);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(ids).toHaveLength(4);
+    expect(ids).toHaveLength(5);
     expect(second.body.envelopes.map((e: any) => e.name)).toContain('zz-new-envelope');
   });
 
@@ -422,7 +425,7 @@ describe('configuration endpoints against Cassandra', () => {
       ['outbound', 2, 'active'],
     ]);
     const listed = (await get('/platform/flows', c.standard)).body.flows;
-    expect(listed).toHaveLength(4);
+    expect(listed).toHaveLength(6);
     const listedIds = new Set(listed.map((f: any) => f.id));
     for (const old of before) expect(listedIds.has(old.id)).toBe(false);
     // ACME's flows were not rebuilt
@@ -483,7 +486,7 @@ describe('configuration endpoints against Cassandra', () => {
 
     const doc = (await get('/platform/openapi.json', c.standard)).body;
     const rowsC = await rowsOf(c.standard);
-    expect(rowsC['connections']!.map((x) => x.kind).sort()).toEqual(['as2', 'sandbox', 'sftp', 'sftp', 'sftp']);
+    expect(rowsC['connections']!.map((x) => x.kind).sort()).toEqual(['as2', 'as2', 'sandbox', 'sftp', 'sftp', 'sftp']);
     const bodies: string[] = [JSON.stringify(doc)];
     let count = 0;
     for (const template of Object.keys(doc.paths).filter((p) => doc.paths[p].get)) {

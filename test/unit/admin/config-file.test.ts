@@ -28,6 +28,7 @@ describe('parseConfigText', () => {
     expect(doc.partners?.map((p) => [p.key, p.deliveryMethod])).toEqual([
       ['ACME', 'webhook'],
       ['GLOBEX', 'polling'],
+      ['GADGET', 'polling'],
     ]);
   });
 

@@ -27,9 +27,10 @@ describe('acknowledgmentDeadlineMinutes', () => {
     expect(state.partners.map((p) => [p.key, p.acknowledgmentDeadlineMinutes])).toEqual([
       ['ACME', 90],
       ['GLOBEX', undefined],
+      ['GADGET', undefined],
     ]);
     const exported = exportDocument(state);
-    expect(exported.partners?.map((p) => p.acknowledgmentDeadlineMinutes)).toEqual([90, undefined]);
+    expect(exported.partners?.map((p) => p.acknowledgmentDeadlineMinutes)).toEqual([90, undefined, undefined]);
     expect(planApply(exported, state, ctx('2026-03-02T00:00:00.000Z')).changes).toEqual([]);
   });
 

@@ -23,8 +23,8 @@ function apply(doc: ConfigDocument, state: OrgConfigState, at?: string) {
 describe('planApply', () => {
   it('creates every resource, then plans nothing when the same document is applied again', () => {
     const first = apply(demo(), EMPTY_STATE);
-    expect(first.state.partners).toHaveLength(2);
-    expect(first.state.flows.filter((f) => f.current)).toHaveLength(4);
+    expect(first.state.partners).toHaveLength(3);
+    expect(first.state.flows.filter((f) => f.current)).toHaveLength(6);
     expect(first.state.mappingVersions).toHaveLength(2);
     const second = apply(demo(), first.state, '2026-03-02T00:00:00.000Z');
     expect(second.changes).toEqual([]);
@@ -119,7 +119,8 @@ describe('planApply', () => {
     const first = apply(withoutSecret(), EMPTY_STATE);
     const records = JSON.stringify({ ...first.state, secrets: [] });
     for (const s of first.state.secrets) expect(records).not.toContain(s.value);
-    expect(first.state.secrets.map((s) => s.name).sort()).toEqual(['privateKey', 'privateKey', 'signingSecret', 'signingSecret']);
+    // the SFTP connections' keys, the AS2 connection's key and certificates, the webhook secrets
+    expect(first.state.secrets.map((s) => s.name).sort()).toEqual(['certificate', 'partnerCertificate', 'privateKey', 'privateKey', 'privateKey', 'signingSecret', 'signingSecret']);
     const generated = first.state.secrets.find((s) => s.name === 'signingSecret' && !s.value.includes('ZGVtby'))!;
     expect(generated.value).toMatch(/^whsec_/);
     const doc = withoutSecret();
@@ -134,8 +135,8 @@ describe('planApply', () => {
     doc.partners = doc.partners!.filter((p) => p.key !== 'GLOBEX');
     doc.connections = doc.connections!.filter((c) => c.name !== 'globex-sftp');
     const second = apply(doc, first.state, '2026-03-02T00:00:00.000Z');
-    expect(second.state.partners.map((p) => p.key)).toEqual(['ACME']);
-    expect(second.state.flows.filter((f) => f.current)).toHaveLength(2);
+    expect(second.state.partners.map((p) => p.key)).toEqual(['ACME', 'GADGET']);
+    expect(second.state.flows.filter((f) => f.current)).toHaveLength(4);
     expect(second.changes.filter((c) => c.op === 'delete').map((c) => c.kind).sort()).toEqual(['connection', 'partner']);
     expect(second.changes.some((c) => c.op === 'deleteSecret')).toBe(true);
   });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { configCommand } from '../../../../src/cli/commands/config.ts';
+import { demoEnv } from '../../../support/demo-config.ts';
 
 function sink(): { stream: Writable; text: () => string } {
   const parts: string[] = [];
@@ -26,8 +27,11 @@ async function run(...args: string[]) {
   return { code, stdout: out.text(), stderr: err.text() };
 }
 
-// The demo file takes its SFTP user from the environment (the stack's, when applied for real).
-const DEMO_ENV = { SFTP_USERNAME: 'demo-user' };
+// The demo file takes its SFTP user from the environment (the stack's, when applied for real),
+// and its AS2 key and certificates from the paths deploy/demo/as2-keys.sh prints.
+const { DEMO_AS2_PRIVATE_KEY_PATH, DEMO_AS2_CERTIFICATE_PATH, DEMO_AS2_PARTNER_CERTIFICATE_PATH } = demoEnv();
+const DEMO_ENV = { SFTP_USERNAME: 'demo-user', DEMO_AS2_PRIVATE_KEY_PATH, DEMO_AS2_CERTIFICATE_PATH, DEMO_AS2_PARTNER_CERTIFICATE_PATH };
+const AS2_READY = 'connection gadget-as2: AS2 setup ready\n';
 
 describe('tdx config check', () => {
   beforeAll(() => {
@@ -36,7 +40,7 @@ describe('tdx config check', () => {
 
   it('runs the demo mappings and finds nothing to warn about', { timeout: 30_000 }, async () => {
     const r = await run('check', 'deploy/demo/config.yaml');
-    expect(r).toEqual({ code: 0, stdout: 'deploy/demo/config.yaml: valid\n', stderr: '' });
+    expect(r).toEqual({ code: 0, stdout: `deploy/demo/config.yaml: valid\n${AS2_READY}`, stderr: '' });
   });
 
   it('warns about a mapping that cannot produce valid output, naming file, line, mapping, path and problem', { timeout: 30_000 }, async () => {
@@ -45,7 +49,7 @@ describe('tdx config check', () => {
     writeFileSync(file, text);
     const r = await run('check', file);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`${file}: valid, with 3 mapping warnings\n`);
+    expect(r.stdout).toBe(`${file}: valid, with 3 mapping warnings\n${AS2_READY}`);
     const lines = text.split('\n');
     const line = lines.findIndex((l, i) => l.includes('transformation: |') && i > lines.findIndex((x) => x.includes('- name: demo-erp-to-810'))) + 1;
     const prefix = `${file}:${line}:21: warning: mappings[1].transformation: mapping "demo-erp-to-810" on the sample of source "erp-invoice": $.heading.beginning_segment_for_invoice_BIG`;
@@ -58,7 +62,7 @@ describe('tdx config check', () => {
 
   it('ends its process once the check is done (idle mapping workers hold nothing open)', { timeout: 60_000 }, () => {
     const r = spawnSync(process.execPath, ['bin/tdx.mjs', 'config', 'check', 'deploy/demo/config.yaml'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...DEMO_ENV } });
-    expect(r.stdout).toBe('deploy/demo/config.yaml: valid\n');
+    expect(r.stdout).toBe(`deploy/demo/config.yaml: valid\n${AS2_READY}`);
     expect(r.status).toBe(0);
   });
 });

@@ -50,7 +50,7 @@ describe('configuration lists and shows', () => {
       expect(r.body.pagination).toEqual({ hasMore: false, nextCursor: null });
       counts[list] = r.body[list].length;
     }
-    expect(counts).toEqual({ connections: 2, envelopes: 3, webhooks: 2, flows: 4, mappings: 2, implementations: 2, sources: 2, partners: 2 });
+    expect(counts).toEqual({ connections: 3, envelopes: 4, webhooks: 2, flows: 6, mappings: 2, implementations: 2, sources: 2, partners: 3 });
   });
 
   it('shows a connection with list fields, details and partner pointers', async () => {
@@ -70,6 +70,7 @@ describe('configuration lists and shows', () => {
     expect(env.partners.map((p: any) => [p.key, p.role])).toEqual([
       ['ACME', 'internal'],
       ['GLOBEX', 'internal'],
+      ['GADGET', 'internal'],
     ]);
     const hooks = (await h.get('/platform/webhooks')).body.webhooks;
     const notif = hooks.find((w: any) => w.name === 'erp-notifications');
@@ -78,6 +79,7 @@ describe('configuration lists and shows', () => {
       ['ACME', 'outbound'],
       ['ACME', 'error'],
       ['GLOBEX', 'error'],
+      ['GADGET', 'error'],
     ]);
     expect(w.contentType).toBe('application/json');
   });
@@ -87,7 +89,7 @@ describe('configuration lists and shows', () => {
     expect(byAcme.map((f: any) => f.direction).sort()).toEqual(['inbound', 'outbound']);
     expect(byAcme[0].partner).toEqual({ id: expect.any(String), key: 'ACME', name: 'Acme Corporation' });
     expect((await h.get('/platform/flows?partner=NOBODY')).body).toEqual({ flows: [], pagination: { hasMore: false, nextCursor: null } });
-    expect((await h.get('/platform/flows?direction=inbound')).body.flows).toHaveLength(2);
+    expect((await h.get('/platform/flows?direction=inbound')).body.flows).toHaveLength(3);
     expect((await h.get('/platform/flows?status=pending')).body.flows).toHaveLength(0);
     expect((await h.get('/platform/flows?status=active&direction=outbound&partner=Globex')).body.flows).toHaveLength(1);
     const flow = (await h.get(`/platform/flows/${byAcme[0].id}`)).body;
@@ -130,7 +132,7 @@ describe('configuration lists and shows', () => {
 
   it('shows mappings with current version, versions oldest first and one version', async () => {
     const m = (await h.get('/platform/mappings?direction=outbound')).body.mappings[0];
-    expect(m).toMatchObject({ currentVersion: 1, placeholderCount: 0, partners: ['ACME', 'GLOBEX'], implementation: { id: expect.any(String), name: 'demo-810-outbound' } });
+    expect(m).toMatchObject({ currentVersion: 1, placeholderCount: 0, partners: ['ACME', 'GLOBEX', 'GADGET'], implementation: { id: expect.any(String), name: 'demo-810-outbound' } });
     const show = (await h.get(`/platform/mappings/${m.id}`)).body;
     expect(show.current.versionNumber).toBe(1);
     expect(show.current.placeholders).toEqual([]);
@@ -241,8 +243,8 @@ describe('cursors', () => {
       cursor = r.body.pagination.nextCursor;
       path = `/platform/envelopes?limit=1&cursor=${encodeURIComponent(cursor!)}`;
     }
-    expect(seen).toHaveLength(3);
-    expect(new Set(seen).size).toBe(3);
+    expect(seen).toHaveLength(4);
+    expect(new Set(seen).size).toBe(4);
     const first = (await h.get('/platform/envelopes?limit=1')).body.pagination.nextCursor as string;
     const [payload, mac] = first.split('.');
     const tampered = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), k: '0' })).toString('base64url') + '.' + mac;
