@@ -28,6 +28,7 @@ import {
   segmentErrorsOf,
   transactionIdOf,
   unreadable,
+  noTransactionSets,
   usageMismatch,
   type AckSetEntry,
   type SetInput,
@@ -134,6 +135,9 @@ async function split(ctx: StepContext, deps: NodeDeps, batch: BatchContext): Pro
   let icKey: InterchangeKey | null = null;
   let icDuplicate: { checked: boolean; value: string | null } = { checked: false, value: null };
   let group: GroupState | null = null;
+  // what the file held, for a file in which no transaction set is found
+  const seen = { interchanges: 0, groups: 0, interchangeSegments: [] as string[], findings: [] as StructuralFinding[] };
+  let failed = false;
 
   const finishGroup = async (groupFindings: readonly StructuralFinding[], trailer: Parameters<typeof ackRequest>[0]['trailer']): Promise<void> => {
     const g = group;
@@ -175,6 +179,7 @@ async function split(ctx: StepContext, deps: NodeDeps, batch: BatchContext): Pro
     for await (const ev of readX12Stream(deps.stores.artifacts.chunks(record))) {
       if (ev.type === 'interchange') {
         interchangeIndex++;
+        seen.interchanges++;
         const h = ev.header;
         icWarnings = [];
         const mismatch = senderMismatch(h, external);
@@ -184,6 +189,7 @@ async function split(ctx: StepContext, deps: NodeDeps, batch: BatchContext): Pro
         groupIndex = -1;
         icFirstOrdinal = ordinal;
       } else if (ev.type === 'group') {
+        seen.groups++;
         if (group) await finishGroup([], null);
         group = { header: ev.header, interchange: ev.interchange, index: ++groupIndex, first: null, firstResultId: null, acks: [] };
       } else if (ev.type === 'set') {
@@ -257,10 +263,16 @@ async function split(ctx: StepContext, deps: NodeDeps, batch: BatchContext): Pro
           await add(out.effects);
         }
         ordinal++;
+      } else if (ev.type === 'segment') {
+        seen.interchangeSegments.push(ev.segment.id);
+      } else if (ev.type === 'note') {
+        seen.findings.push(ev.finding);
       } else if (ev.type === 'group_end') {
+        if (ordinal === 0) seen.findings.push(...ev.findings);
         if (!group) group = { header: ev.header, interchange: ev.interchange, index: ++groupIndex, first: null, firstResultId: null, acks: [] };
         await finishGroup(ev.findings, ev.trailer);
       } else if (ev.type === 'interchange_end') {
+        if (ordinal === 0) seen.findings.push(...ev.findings);
         if (group) await finishGroup([], null);
         const e = effects();
         const h = ev.header;
@@ -275,7 +287,9 @@ async function split(ctx: StepContext, deps: NodeDeps, batch: BatchContext): Pro
     if (!isTdxError(err) || err.code !== 'x12_unreadable') throw err;
     if (group) await finishGroup([], null);
     await add(unreadable(ctx, { message: err.message, details: err.details }, input));
+    failed = true;
   }
+  if (ordinal === 0 && interchangeIndex >= 0 && !failed) await add(noTransactionSets(ctx, input, seen));
   if (ordinal === 0 && interchangeIndex < 0 && effectsSize(pending) === 0) {
     throw new TdxError('internal_error', 'The X12 reader yielded nothing for a non-empty input.');
   }

@@ -307,6 +307,36 @@ export function unreadable(ctx: StepContext, err: { message: string; details: Re
   return failure(ctx, { transactionId: null, message, direction: 'inbound', at: ctx.now, artifacts: [input] });
 }
 
+/** Most structural findings a "no transaction set" failure quotes. */
+const QUOTED_FINDINGS = 3;
+
+/**
+ * A readable file in which no transaction set was found. Interchange-level segments alone (a
+ * TA1 interchange acknowledgment, ISB/ISE) are a complete document: a success result records
+ * that the file was split into nothing. Otherwise the file is an error naming what the reader
+ * found (the interchanges' and groups' findings, such as a missing IEA or segments outside any
+ * group), so that a partner's broken file is never silently dropped.
+ */
+export function noTransactionSets(
+  ctx: StepContext,
+  input: ArtifactPointer,
+  seen: { readonly interchanges: number; readonly groups: number; readonly interchangeSegments: readonly string[]; readonly findings: readonly StructuralFinding[] },
+): Effects {
+  const name = input.filename ?? input.id;
+  if (seen.interchangeSegments.length > 0 && seen.groups === 0 && seen.findings.length === 0) {
+    const e = effects();
+    const segs = [...new Set(seen.interchangeSegments)].join(', ');
+    e.results.push(result(ctx, { transactionId: null, status: 'success', direction: 'inbound', createdAt: ctx.now, artifacts: [input] }));
+    e.logs.push(log(ctx, stepResultId(ctx, null), 0, 'info', `The file ${name} holds interchange-level segments only (${segs}) and no transaction set.`, ctx.now));
+    return e;
+  }
+  const quoted = seen.findings.slice(0, QUOTED_FINDINGS).map((f) => f.message.replace(/\.$/, ''));
+  const more = seen.findings.length > QUOTED_FINDINGS ? ` (and ${seen.findings.length - QUOTED_FINDINGS} more)` : '';
+  const what = `${seen.interchanges} interchange${seen.interchanges === 1 ? '' : 's'}, ${seen.groups} functional group${seen.groups === 1 ? '' : 's'}`;
+  const message = `The file ${name} holds no transaction set that could be read (${what})${quoted.length ? `: ${quoted.join('; ')}${more}` : ''}.`;
+  return failure(ctx, { transactionId: null, message, direction: 'inbound', at: ctx.now, artifacts: [input] });
+}
+
 // --- acknowledgments -------------------------------------------------------------------------
 
 /** What validation left of one set for its group's 997/999. */

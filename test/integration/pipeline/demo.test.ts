@@ -82,7 +82,7 @@ beforeAll(async () => {
   p = await startPipeline(
     {
       ...doc,
-      connections: (doc.connections ?? []).map((c) => ({ ...c, inboundDirectory: posix.join(base, c.inboundDirectory!), outboundDirectory: posix.join(base, c.outboundDirectory!) })),
+      connections: (doc.connections ?? []).map((c) => (c.kind === 'sftp' ? { ...c, inboundDirectory: posix.join(base, c.inboundDirectory!), outboundDirectory: posix.join(base, c.outboundDirectory!) } : c)),
       webhooks: (doc.webhooks ?? []).map((w) => ({ ...w, url: w.url.replace('http://127.0.0.1:9901', `http://127.0.0.1:${port}`) })),
     },
     // the demo's 5 and 10 minute frequencies, on a 200 ms minute

@@ -149,6 +149,41 @@ describe('x12_split', () => {
     expect(r!.detail.errorMessage).toMatch(/^The file po\.edi is not readable X12 \(byte offset 0, segment ISA/);
   });
 
+  it('ends a file in which no transaction set is found in one error result quoting the reader\'s findings', async () => {
+    const cfg = memoryOrg(doc());
+    const deps = memoryDeps(cfg);
+    // an interchange cut short after its ISA: readable, but nothing in it
+    const whole = interchange({ control: 18, groups: [{ sets: [po850('PO-1')] }] });
+    await split(deps, cfg, whole.slice(0, whole.indexOf('~') + 1));
+    expect(deps.memory.transactions.all()).toEqual([]);
+    const rs = deps.memory.results.all();
+    expect(rs).toHaveLength(1);
+    expect(rs[0]!.status).toBe('error');
+    expect(rs[0]!.transactionId).toBeNull();
+    expect(rs[0]!.detail.errorMessage).toMatch(/^The file po\.edi holds no transaction set that could be read \(1 interchange, 0 functional groups\): .*IEA/);
+    // a group with no set in it is the same fault
+    const cfg2 = memoryOrg(doc());
+    const deps2 = memoryDeps(cfg2);
+    const isa19 = whole.slice(0, whole.indexOf('~') + 1).replace('000000018', '000000019');
+    await split(deps2, cfg2, `${isa19}GS*PO*PARTNER*US*20260301*1200*19*X*004010~GE*0*19~IEA*1*000000019~`);
+    const [r2] = deps2.memory.results.all();
+    expect(r2!.status).toBe('error');
+    expect(r2!.detail.errorMessage).toMatch(/no transaction set that could be read \(1 interchange, 1 functional group\)/);
+  });
+
+  it('records a TA1-only interchange as split into nothing, without an error', async () => {
+    const cfg = memoryOrg(doc());
+    const deps = memoryDeps(cfg);
+    const whole = interchange({ control: 20, groups: [{ sets: [po850('PO-1')] }] });
+    const isa = whole.slice(0, whole.indexOf('~') + 1);
+    await split(deps, cfg, `${isa}TA1*000000020*260301*1200*A*000~IEA*0*000000020~`);
+    const rs = deps.memory.results.all();
+    expect(rs.map((r) => r.status)).toEqual(['success']);
+    expect(rs[0]!.transactionId).toBeNull();
+    const logs = deps.memory.emitter.on<{ message: string }>('events.logs');
+    expect(logs.map((l) => l.message)).toContain('The file po.edi holds interchange-level segments only (TA1) and no transaction set.');
+  });
+
   it('sends no 997 request when the partner does not get acknowledgments', async () => {
     const cfg = memoryOrg(doc(false));
     const deps = memoryDeps(cfg);
