@@ -6,7 +6,8 @@
  * results 404 naming the id, and deliveredAt reads null once its feed entry aged out.
  */
 import { describe, expect, it } from 'vitest';
-import { TdxError, isTdxError } from '../../../../src/errors.ts';
+import type { TdxError} from '../../../../src/errors.ts';
+import { isTdxError } from '../../../../src/errors.ts';
 import { CursorCodec } from '../../../../src/http/middleware/cursor.ts';
 import { RecordsReader, type Caller, type RecordsDeps } from '../../../../src/http/platform/records.ts';
 import type { ArtifactRecord, ResultRecord, StoredTransaction } from '../../../../src/domain/records.ts';
