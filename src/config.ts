@@ -70,7 +70,11 @@ export interface Config {
     /** @default "datacenter1" */ readonly localDataCenter: string;
     /** @default "tdx" */ readonly keyspace: string;
     /** @default 1 */ readonly replicationFactor: number;
-    /** Default TTL of retained rows, in seconds (45 days). @default 3888000 */
+    /**
+     * Retention of transactions, results, logs, feed entries and document bytes, in seconds from
+     * each record's creation (Cassandra TTLs, ClickHouse TTLs, reader cut-offs, the feed topic's
+     * `retention.ms`; docs/retention.md). Tests use a few seconds. @default 3888000
+     */
     readonly retentionSeconds: number;
   };
   readonly clickhouse: {
@@ -266,7 +270,7 @@ export function loadConfig(env: Env = process.env): Config {
       localDataCenter: r.string('CASSANDRA_LOCAL_DC', 'datacenter1'),
       keyspace: r.string('CASSANDRA_KEYSPACE', 'tdx'),
       replicationFactor: r.int('CASSANDRA_REPLICATION_FACTOR', 1, 1, 9),
-      retentionSeconds: r.int('TDX_RETENTION_SECONDS', 45 * 24 * 3600, 60, 10 * 365 * 24 * 3600),
+      retentionSeconds: r.int('TDX_RETENTION_SECONDS', 45 * 24 * 3600, 1, 10 * 365 * 24 * 3600),
     },
     clickhouse: {
       url: r.url('CLICKHOUSE_URL', undefined),

@@ -107,7 +107,14 @@ const node =
 async function platformRouters(r: Resources): Promise<ReturnType<typeof platformRouterOverCassandra>['router'][]> {
   const deps = await nodeDeps(r);
   const submissions = { artifacts: deps.stores.artifacts, producer: deps.emitter, maxBytes: r.config.api.maxSubmissionBytes };
-  const replays = { artifacts: deps.stores.artifacts, results: deps.stores.results, transactions: deps.stores.transactions, config: deps.config, producer: deps.emitter };
+  const replays = {
+    artifacts: deps.stores.artifacts,
+    results: deps.stores.results,
+    transactions: deps.stores.transactions,
+    config: deps.config,
+    producer: deps.emitter,
+    retentionSeconds: r.config.cassandra.retentionSeconds,
+  };
   const [cassandra, clickhouse, stores] = await Promise.all([r.cassandra(), r.clickhouse(), r.stores()]);
   const records: RecordsDeps = {
     transactions: stores.transactions,
@@ -117,6 +124,7 @@ async function platformRouters(r: Resources): Promise<ReturnType<typeof platform
     lists: new ClickHouseRecordLists(clickhouse, { retentionSeconds: r.config.cassandra.retentionSeconds }),
     config: new CassandraConfigReadStore(cassandra),
     settings: r.config.api,
+    retentionSeconds: r.config.cassandra.retentionSeconds,
   };
   return [platformRouterOverCassandra(r.config, r.logger, cassandra, { submissions, replays, records }).router];
 }

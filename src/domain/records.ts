@@ -199,6 +199,11 @@ export type TransactionUpdate = {
      * reconciliation: the last 997 taken up wins). Absent: written as of now.
      */
     readonly at?: Micros;
+    /**
+     * The transaction's `createdAt`, when the caller has it: the update's cells expire with the
+     * transaction (createdAt + retention), and the store reads it when absent (docs/retention.md).
+     */
+    readonly createdAt?: Micros;
   };
 
 export interface LogRecord {

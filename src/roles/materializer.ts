@@ -109,7 +109,7 @@ export function materializerRole(resources: Resources): Role {
           for (const [org, ids] of byOrgTx) {
             for (const tx of await stores.transactions.getMany(org, ids)) {
               const d = s.deliveries.get(tx.id)!;
-              if (tx.deliveredAt === null || tx.deliveredAt > d.createdAt) deliveredUpdates.push({ organizationId: org, id: tx.id, traceGuid: tx.traceGuid, deliveredAt: d.createdAt });
+              if (tx.deliveredAt === null || tx.deliveredAt > d.createdAt) deliveredUpdates.push({ organizationId: org, id: tx.id, traceGuid: tx.traceGuid, deliveredAt: d.createdAt, createdAt: tx.createdAt });
             }
           }
           if (deliveredUpdates.length > 0) await stores.transactions.update(deliveredUpdates);

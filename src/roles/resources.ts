@@ -108,12 +108,14 @@ export class Resources {
   stores(): Promise<CassandraStores> {
     return this.once('stores', async () => {
       const c = await this.cassandra();
+      // records expire R after their own createdAt, whenever their cells are written (docs/retention.md)
+      const retention = { retentionSeconds: this.config.cassandra.retentionSeconds };
       return {
-        artifacts: new CassandraArtifactStore(c),
-        results: new CassandraResultStore(c),
-        transactions: new CassandraTransactionStore(c),
+        artifacts: new CassandraArtifactStore(c, retention),
+        results: new CassandraResultStore(c, retention),
+        transactions: new CassandraTransactionStore(c, retention),
         controlNumbers: new CassandraControlNumbers(c),
-        feed: new CassandraFeedStore(c),
+        feed: new CassandraFeedStore(c, retention),
         ledger: new CassandraStepLedger(c),
         replays: new CassandraReplayLedger(c),
         secrets: new CassandraSecretReader(c),

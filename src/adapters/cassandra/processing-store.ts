@@ -36,6 +36,7 @@ import type {
 } from '../../domain/records.ts';
 import type { SecretOwner } from '../../domain/configuration.ts';
 import type { StepLedger } from '../../nodes/ports.ts';
+import { remainingTtlSeconds } from '../../domain/retention.ts';
 import { guardStore } from './guard.ts';
 
 /** Largest chunk of document bytes in one row. */
@@ -51,6 +52,39 @@ const str = (v: unknown): string => (v === null || v === undefined ? '' : typeof
 const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : str(v));
 const long = (v: number): cassandra.types.Long => cassandra.types.Long.fromNumber(v);
 const longOrNull = (v: number | null): cassandra.types.Long | null => (v === null ? null : long(v));
+
+/** The retention the stores write with (config.cassandra.retentionSeconds; docs/retention.md). */
+export interface StoreRetention {
+  readonly retentionSeconds: number;
+  /** Clock in microseconds (injectable for tests). */
+  readonly now?: () => Micros;
+}
+
+/**
+ * `USING TTL` of a record's writes: every cell of a record, whenever written, expires when the
+ * record ages out (createdAt + R), so a row updated after its creation never outlives its first
+ * cells as a partial row. Without a retention the tables' `default_time_to_live` applies (R from
+ * each write).
+ */
+class Ttl {
+  constructor(private readonly r: StoreRetention | undefined) {}
+
+  /** ` USING TTL ?` or nothing. */
+  get clause(): string {
+    return this.r ? ' USING TTL ?' : '';
+  }
+
+  /** `TTL ? AND ` before a TIMESTAMP of a USING clause, or nothing. */
+  get andClause(): string {
+    return this.r ? 'TTL ? AND ' : '';
+  }
+
+  /** The TTL parameter of a record created at `createdAt` (none without a retention). */
+  params(createdAt: Micros): Params {
+    if (!this.r) return [];
+    return [remainingTtlSeconds(createdAt, this.r.now ? this.r.now() : Date.now() * 1000, this.r.retentionSeconds)];
+  }
+}
 
 async function runConcurrent(client: Client, query: string, params: Params[]): Promise<void> {
   if (params.length === 0) return;
@@ -83,12 +117,19 @@ function artifactOf(r: Row): ArtifactRecord {
 }
 
 export class CassandraArtifactStore implements ArtifactStore {
-  constructor(private readonly client: Client) {}
+  private readonly ttl: Ttl;
+
+  constructor(
+    private readonly client: Client,
+    retention?: StoreRetention,
+  ) {
+    this.ttl = new Ttl(retention);
+  }
 
   private async writeRow(record: ArtifactRecord, size: number, sha256: string, chunkCount: number): Promise<void> {
     await this.client.execute(
-      `INSERT INTO proc_artifacts (${ARTIFACT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [record.organizationId, record.id, record.traceGuid, record.resultId, record.nodeName, record.usage, record.contentType, record.filename, long(size), sha256, record.blobId, chunkCount, long(record.createdAt)],
+      `INSERT INTO proc_artifacts (${ARTIFACT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)${this.ttl.clause}`,
+      [record.organizationId, record.id, record.traceGuid, record.resultId, record.nodeName, record.usage, record.contentType, record.filename, long(size), sha256, record.blobId, chunkCount, long(record.createdAt), ...this.ttl.params(record.createdAt)],
       { prepare: true },
     );
   }
@@ -98,10 +139,10 @@ export class CassandraArtifactStore implements ArtifactStore {
       const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       const params: Params[] = [];
       for (let i = 0, n = 0; i < buf.length || n === 0; i += CHUNK_BYTES, n++) {
-        params.push([record.blobId, n, buf.subarray(i, Math.min(buf.length, i + CHUNK_BYTES))]);
+        params.push([record.blobId, n, buf.subarray(i, Math.min(buf.length, i + CHUNK_BYTES)), ...this.ttl.params(record.createdAt)]);
         if (buf.length === 0) break;
       }
-      await runConcurrent(this.client, 'INSERT INTO proc_artifact_chunks (blob_id, chunk_index, data) VALUES (?, ?, ?)', params);
+      await runConcurrent(this.client, `INSERT INTO proc_artifact_chunks (blob_id, chunk_index, data) VALUES (?, ?, ?)${this.ttl.clause}`, params);
       const sha = record.sha256 !== '' ? record.sha256 : createHash('sha256').update(buf).digest('hex');
       await this.writeRow(record, buf.length, sha, params.length);
     });
@@ -116,7 +157,9 @@ export class CassandraArtifactStore implements ArtifactStore {
       let pendingBytes = 0;
       const inFlight = new Set<Promise<unknown>>();
       const write = async (data: Buffer): Promise<void> => {
-        const p = this.client.execute('INSERT INTO proc_artifact_chunks (blob_id, chunk_index, data) VALUES (?, ?, ?)', [record.blobId, index++, data], { prepare: true });
+        const p = this.client.execute(`INSERT INTO proc_artifact_chunks (blob_id, chunk_index, data) VALUES (?, ?, ?)${this.ttl.clause}`, [record.blobId, index++, data, ...this.ttl.params(record.createdAt)], {
+          prepare: true,
+        });
         inFlight.add(p);
         void p.finally(() => inFlight.delete(p)).catch(() => undefined);
         if (inFlight.size >= 4) await Promise.race(inFlight);
@@ -251,7 +294,14 @@ function traceErrorsOf(m: unknown): TraceError[] {
 }
 
 export class CassandraResultStore implements ResultStore, TransactionResultsReader {
-  constructor(private readonly client: Client) {}
+  private readonly ttl: Ttl;
+
+  constructor(
+    private readonly client: Client,
+    retention?: StoreRetention,
+  ) {
+    this.ttl = new Ttl(retention);
+  }
 
   put(results: readonly ResultRecord[]): Promise<void> {
     return guardStore('result write', async () => {
@@ -259,14 +309,15 @@ export class CassandraResultStore implements ResultStore, TransactionResultsRead
       const byTrace: Params[] = [];
       for (const r of results) {
         const p = resultParams(r);
-        main.push([r.organizationId, r.id, ...p]);
-        byTrace.push([r.organizationId, r.traceGuid, r.transactionId ?? '', r.id, ...p.slice(2)]);
+        const ttl = this.ttl.params(r.createdAt);
+        main.push([r.organizationId, r.id, ...p, ...ttl]);
+        byTrace.push([r.organizationId, r.traceGuid, r.transactionId ?? '', r.id, ...p.slice(2), ...ttl]);
       }
       await Promise.all([
-        runConcurrent(this.client, `INSERT INTO proc_results (org_id, id, ${RESULT_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, main),
+        runConcurrent(this.client, `INSERT INTO proc_results (org_id, id, ${RESULT_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)${this.ttl.clause}`, main),
         runConcurrent(
           this.client,
-          'INSERT INTO proc_trace_results (org_id, trace_guid, transaction_id, result_id, flow_id, node_id, node_name, service, status, direction, partner_key, resend, detail, payload_artifact_id, payload_format, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          `INSERT INTO proc_trace_results (org_id, trace_guid, transaction_id, result_id, flow_id, node_id, node_name, service, status, direction, partner_key, resend, detail, payload_artifact_id, payload_format, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)${this.ttl.clause}`,
           byTrace,
         ),
       ]);
@@ -395,7 +446,34 @@ const UPDATE_COLUMNS: Record<string, { column: string; value: (v: unknown) => un
 };
 
 export class CassandraTransactionStore implements TransactionStore {
-  constructor(private readonly client: Client) {}
+  private readonly ttl: Ttl;
+
+  constructor(
+    private readonly client: Client,
+    private readonly retention?: StoreRetention,
+  ) {
+    this.ttl = new Ttl(retention);
+  }
+
+  /**
+   * `createdAt` of the transactions among `ids` that are stored (an update's TTL is the rest of
+   * its transaction's life). Absent ones are left out: their update is written with the table's
+   * default TTL, and readers never show a row without its recorded fields.
+   */
+  private async createdAtOf(organizationId: string, ids: readonly string[]): Promise<Map<string, Micros>> {
+    const out = new Map<string, Micros>();
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return out;
+    const r = await cassandra.concurrent.executeConcurrent(this.client, 'SELECT id, created_at FROM proc_transactions WHERE org_id = ? AND id = ?', unique.map((id) => [organizationId, id]), {
+      concurrencyLevel: CONCURRENCY,
+      collectResults: true,
+    });
+    for (const rs of r.resultItems) {
+      const row = (rs as cassandra.types.ResultSet).first();
+      if (row && row.get('created_at') !== null) out.set(str(row.get('id')), num(row.get('created_at')));
+    }
+    return out;
+  }
 
   record(transactions: readonly StoredTransaction[]): Promise<void> {
     return guardStore('transaction write', async () => {
@@ -407,25 +485,44 @@ export class CassandraTransactionStore implements TransactionStore {
           t.senderQualifier, t.senderExtid, t.receiverQualifier, t.receiverExtid, t.interchangeControlNumber, t.groupControlNumber, t.transactionSetControlNumber,
           t.duplicateOf, t.flowId, t.flowVersion, t.flowName, long(t.createdAt), t.failed, t.failedNodeName, t.completed, longOrNull(t.deliveredAt),
           t.warningCount, t.acknowledgmentStatus, t.acknowledgedBy, t.acknowledges, null, longOrNull(t.lastResentAt), rolesToMap(t.roles),
-          t.deliveryNodeId, t.deliveryResultId, t.deliveryInputResultId, long(t.updatedAt), long(t.createdAt),
+          t.deliveryNodeId, t.deliveryResultId, t.deliveryInputResultId, long(t.updatedAt), ...this.ttl.params(t.createdAt), long(t.createdAt),
         ]);
-        byTrace.push([t.organizationId, t.traceGuid, t.id]);
+        byTrace.push([t.organizationId, t.traceGuid, t.id, ...this.ttl.params(t.createdAt)]);
       }
       const marks = TX_COLUMNS.split(',').map(() => '?').join(', ');
       await Promise.all([
         // Written as of the transaction's createdAt (a step clock), so a step re-run after a
         // crash rewrites the recorded fields without resetting state that later steps wrote.
-        runConcurrent(this.client, `INSERT INTO proc_transactions (${TX_COLUMNS}) VALUES (${marks}) USING TIMESTAMP ?`, rows),
-        runConcurrent(this.client, 'INSERT INTO proc_trace_transactions (org_id, trace_guid, transaction_id) VALUES (?, ?, ?)', byTrace),
+        runConcurrent(this.client, `INSERT INTO proc_transactions (${TX_COLUMNS}) VALUES (${marks}) USING ${this.ttl.andClause}TIMESTAMP ?`, rows),
+        runConcurrent(this.client, `INSERT INTO proc_trace_transactions (org_id, trace_guid, transaction_id) VALUES (?, ?, ?)${this.ttl.clause}`, byTrace),
       ]);
     });
   }
 
   update(updates: readonly TransactionUpdate[]): Promise<void> {
     return guardStore('transaction update', async () => {
+      // Every cell written lives as long as the transaction's recorded fields (createdAt + R):
+      // the rest of its life, from the createdAt the caller gave or the stored one.
+      const born = new Map<string, Micros>();
+      if (this.retention) {
+        const unknown = new Map<string, string[]>();
+        for (const u of updates) {
+          if (u.createdAt !== undefined) born.set(`${u.organizationId}|${u.id}`, u.createdAt);
+          else {
+            let ids = unknown.get(u.organizationId);
+            if (!ids) unknown.set(u.organizationId, (ids = []));
+            ids.push(u.id);
+          }
+        }
+        for (const [org, ids] of unknown) for (const [id, at] of await this.createdAtOf(org, ids)) born.set(`${org}|${id}`, at);
+      }
       // Group updates by the columns they set, so each shape is one prepared statement.
       const shapes = new Map<string, Params[]>();
       for (const u of updates) {
+        const createdAt = born.get(`${u.organizationId}|${u.id}`);
+        const ttlParams = createdAt === undefined ? [] : this.ttl.params(createdAt);
+        const using = createdAt === undefined ? '' : ' USING TTL ?';
+        const usingAnd = createdAt === undefined ? '' : 'TTL ? AND ';
         const sets: string[] = [];
         const params: unknown[] = [];
         for (const [field, spec] of Object.entries(UPDATE_COLUMNS)) {
@@ -446,13 +543,13 @@ export class CassandraTransactionStore implements TransactionStore {
         };
         if (u.at !== undefined) {
           // fields written as of their step clock; updated_at as of now (the projection's version)
-          add(`UPDATE proc_transactions USING TIMESTAMP ? SET ${sets.join(', ')} WHERE org_id = ? AND id = ?`, [long(u.at), ...params, u.organizationId, u.id]);
-          add('UPDATE proc_transactions SET updated_at = ? WHERE org_id = ? AND id = ?', [long(Date.now() * 1000), u.organizationId, u.id]);
+          add(`UPDATE proc_transactions USING ${usingAnd}TIMESTAMP ? SET ${sets.join(', ')} WHERE org_id = ? AND id = ?`, [...ttlParams, long(u.at), ...params, u.organizationId, u.id]);
+          add(`UPDATE proc_transactions${using} SET updated_at = ? WHERE org_id = ? AND id = ?`, [...ttlParams, long(Date.now() * 1000), u.organizationId, u.id]);
           continue;
         }
         sets.push('updated_at = ?');
         params.push(long(Date.now() * 1000));
-        add(`UPDATE proc_transactions SET ${sets.join(', ')} WHERE org_id = ? AND id = ?`, [...params, u.organizationId, u.id]);
+        add(`UPDATE proc_transactions${using} SET ${sets.join(', ')} WHERE org_id = ? AND id = ?`, [...ttlParams, ...params, u.organizationId, u.id]);
       }
       await Promise.all([...shapes].map(([q, params]) => runConcurrent(this.client, q, params)));
     });
@@ -461,9 +558,10 @@ export class CassandraTransactionStore implements TransactionStore {
   /** Adds a replay command to a transaction's resends (resendCount counts each command once). */
   addResend(organizationId: string, id: string, commandId: string, at: Micros): Promise<void> {
     return guardStore('transaction resend', async () => {
+      const createdAt = this.retention ? (await this.createdAtOf(organizationId, [id])).get(id) : undefined;
       await this.client.execute(
-        'UPDATE proc_transactions SET resends = resends + ?, last_resent_at = ?, updated_at = ? WHERE org_id = ? AND id = ?',
-        [[commandId], long(at), long(Date.now() * 1000), organizationId, id],
+        `UPDATE proc_transactions${createdAt === undefined ? '' : ' USING TTL ?'} SET resends = resends + ?, last_resent_at = ?, updated_at = ? WHERE org_id = ? AND id = ?`,
+        [...(createdAt === undefined ? [] : this.ttl.params(createdAt)), [commandId], long(at), long(Date.now() * 1000), organizationId, id],
         { prepare: true },
       );
     });
@@ -549,8 +647,8 @@ export class CassandraTransactionStore implements TransactionStore {
   sighting(key: InterchangeKey, s: InterchangeSighting): Promise<void> {
     return guardStore('duplicate index write', async () => {
       await this.client.execute(
-        'INSERT INTO proc_interchange_sightings (org_id, sender_qualifier, sender_extid, interchange_control_number, usage_class, trace_guid, interchange_index, transaction_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [key.organizationId, key.senderQualifier, key.senderExtid, key.interchangeControlNumber, key.usageClass, s.traceGuid, s.interchangeIndex, s.transactionId, long(s.createdAt)],
+        `INSERT INTO proc_interchange_sightings (org_id, sender_qualifier, sender_extid, interchange_control_number, usage_class, trace_guid, interchange_index, transaction_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)${this.ttl.clause}`,
+        [key.organizationId, key.senderQualifier, key.senderExtid, key.interchangeControlNumber, key.usageClass, s.traceGuid, s.interchangeIndex, s.transactionId, long(s.createdAt), ...this.ttl.params(s.createdAt)],
         { prepare: true },
       );
     });
@@ -572,8 +670,8 @@ export class CassandraTransactionStore implements TransactionStore {
   outboundSet(key: OutboundSetKey, setControlNumber: string, transactionId: string, createdAt: Micros, tracked = false): Promise<void> {
     return guardStore('outbound set write', async () => {
       await this.client.execute(
-        'INSERT INTO proc_outbound_sets (org_id, sender, receiver, group_control_number, transaction_set_control_number, transaction_id, created_at, tracked) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-        [key.organizationId, key.sender, key.receiver, key.groupControlNumber, setControlNumber, transactionId, long(createdAt), tracked],
+        `INSERT INTO proc_outbound_sets (org_id, sender, receiver, group_control_number, transaction_set_control_number, transaction_id, created_at, tracked) VALUES (?, ?, ?, ?, ?, ?, ?, ?)${this.ttl.clause}`,
+        [key.organizationId, key.sender, key.receiver, key.groupControlNumber, setControlNumber, transactionId, long(createdAt), tracked, ...this.ttl.params(createdAt)],
         { prepare: true },
       );
     });
@@ -699,7 +797,14 @@ const CONTROL_NUMBER_MAX = 999_999_999;
 // --- feed entries ------------------------------------------------------------------------------
 
 export class CassandraFeedStore implements FeedStore {
-  constructor(private readonly client: Client) {}
+  private readonly ttl: Ttl;
+
+  constructor(
+    private readonly client: Client,
+    retention?: StoreRetention,
+  ) {
+    this.ttl = new Ttl(retention);
+  }
 
   get(organizationId: string, ids: readonly string[]): Promise<Map<string, FeedEntryRecord>> {
     return guardStore('feed entries read', async () => {
@@ -734,8 +839,8 @@ export class CassandraFeedStore implements FeedStore {
     return guardStore('feed entries write', () =>
       runConcurrent(
         this.client,
-        'INSERT INTO proc_feed_entries (org_id, id, created_at, direction, status, partner_key, trace_guid, result_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        entries.map((e) => [e.organizationId, e.id, long(e.createdAt), e.direction, e.status, e.partnerKey, e.traceGuid, e.resultId, e.detail]),
+        `INSERT INTO proc_feed_entries (org_id, id, created_at, direction, status, partner_key, trace_guid, result_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)${this.ttl.clause}`,
+        entries.map((e) => [e.organizationId, e.id, long(e.createdAt), e.direction, e.status, e.partnerKey, e.traceGuid, e.resultId, e.detail, ...this.ttl.params(e.createdAt)]),
       ),
     );
   }

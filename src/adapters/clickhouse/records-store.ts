@@ -31,6 +31,7 @@ import type {
   TransactionListRow,
 } from '../../domain/records-query.ts';
 import type { AcknowledgmentStatus, LogLevel, Micros, ResultRecord, TransactionStatus } from '../../domain/records.ts';
+import { retentionCutoff } from '../../domain/retention.ts';
 import { qualify, type ClickHouseHandle } from './client.ts';
 import { FEED_WATERMARK } from './materialize.ts';
 
@@ -120,7 +121,11 @@ export function traceFloor(trace: string): Micros | null {
 }
 
 export interface ClickHouseRecordListsOptions {
-  /** Retention of the rows (config.cassandra.retentionSeconds): windows past it go open-ended. */
+  /**
+   * Retention of the rows (config.cassandra.retentionSeconds): rows created longer ago are left
+   * out of every read, whether or not a TTL merge has removed them yet; windows past it go
+   * open-ended.
+   */
   readonly retentionSeconds: number;
   /** How long a read feed watermark is reused (it only grows, so an older value only withholds more). @default 200 */
   readonly watermarkReuseMs?: number;
@@ -146,6 +151,12 @@ export class ClickHouseRecordLists implements RecordLists {
 
   private table(name: string): string {
     return qualify(this.ch.database, name);
+  }
+
+  /** The condition that leaves out aged-out rows (created at or before now - R), with its parameter. */
+  private kept(params: Params): string {
+    params['kept'] = retentionCutoff(this.now(), this.opts.retentionSeconds);
+    return `created_at > ${ts('kept')}`;
   }
 
   private async rows<T>(query: string, params: Params): Promise<T[]> {
@@ -186,6 +197,9 @@ export class ClickHouseRecordLists implements RecordLists {
     trace: string | undefined,
   ): Promise<T[]> {
     const out: T[] = [];
+    // aged-out rows are left out (not part of the density key, which must not change by the clock)
+    const cut: Params = {};
+    const keptCond = this.kept(cut);
     const oneGo = trace !== undefined;
     const upper = before ? before.createdAt : until;
     const key = `${list}|${JSON.stringify(params)}`;
@@ -193,8 +207,8 @@ export class ClickHouseRecordLists implements RecordLists {
     const ws = oneGo ? [{ from: floorOf(since, trace), to: upper }] : windows('backward', upper, since, anchor, this.horizon, this.firstWindow(key, need));
     let firstWindow = true;
     for (const w of ws) {
-      const cond = [...where];
-      const p: Params = { ...params };
+      const cond = [...where, keptCond];
+      const p: Params = { ...params, ...cut };
       if (firstWindow && before) {
         cond.push(`created_at <= ${ts('bc')} AND (created_at < ${ts('bc')} OR id < {bid:String})`);
         p['bc'] = before.createdAt;
@@ -233,14 +247,17 @@ export class ClickHouseRecordLists implements RecordLists {
     trace: string | undefined,
   ): Promise<T[]> {
     const out: T[] = [];
+    // aged-out rows are left out (not part of the density key, which must not change by the clock)
+    const cut: Params = {};
+    const keptCond = this.kept(cut);
     const oneGo = trace !== undefined;
     const lower = after ? after.createdAt : since;
     const key = `${list}|${JSON.stringify(params)}`;
     const ws = oneGo ? [{ from: floorOf(lower, trace), to: null }] : windows('forward', lower, bound, this.now(), this.horizon, this.firstWindow(key, need));
     let firstWindow = true;
     for (const w of ws) {
-      const cond = [...where, `created_at <= ${ts('bound')}`];
-      const p: Params = { ...params, bound };
+      const cond = [...where, keptCond, `created_at <= ${ts('bound')}`];
+      const p: Params = { ...params, ...cut, bound };
       if (firstWindow && after) {
         cond.push(`created_at >= ${ts('ac')} AND (created_at > ${ts('ac')} OR id > {aid:String})`);
         p['ac'] = after.createdAt;
@@ -342,9 +359,11 @@ export class ClickHouseRecordLists implements RecordLists {
   async results(organizationId: string, positions: readonly Position[]): Promise<ResultRecord[]> {
     if (positions.length === 0) return [];
     const times = positions.map((p) => p.createdAt);
+    const params: Params = { org: organizationId, lo: Math.min(...times), hi: Math.max(...times), ...Object.fromEntries(positions.map((p, i) => [`id${i}`, p.id])) };
+    const kept = this.kept(params);
     const rows = await this.rows<ResultRow>(
-      `SELECT ${RESULT_COLUMNS} FROM ${this.table('results')} FINAL WHERE org_id = {org:String} AND created_at >= ${ts('lo')} AND created_at <= ${ts('hi')} AND id IN (${positions.map((_, i) => `{id${i}:String}`).join(', ')})`,
-      { org: organizationId, lo: Math.min(...times), hi: Math.max(...times), ...Object.fromEntries(positions.map((p, i) => [`id${i}`, p.id])) },
+      `SELECT ${RESULT_COLUMNS} FROM ${this.table('results')} FINAL WHERE org_id = {org:String} AND ${kept} AND created_at >= ${ts('lo')} AND created_at <= ${ts('hi')} AND id IN (${positions.map((_, i) => `{id${i}:String}`).join(', ')})`,
+      params,
     );
     const byId = new Map(rows.map((r) => [r.id, r]));
     const out: ResultRecord[] = [];

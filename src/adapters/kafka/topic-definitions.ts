@@ -3,7 +3,10 @@
  *
  * A definition: `name` (without prefix, equal to the file name), `partitions`, `key`,
  * `valueSchema` (a codec name, schemas/<valueSchema>.avsc), `config` (`retention.ms`,
- * `cleanup.policy`) and documentation fields. docs/topics.md describes every topic.
+ * `cleanup.policy`) and documentation fields. docs/topics.md describes every topic. A topic with
+ * `"recordRetention": true` (the public feed) keeps its messages as long as the records they
+ * describe: its `retention.ms` is the service's retention (TDX_RETENTION_SECONDS), the file's
+ * value being the default (docs/retention.md).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +23,8 @@ export interface TopicDefinition {
   readonly valueSchema: string;
   readonly config: Readonly<Record<string, string>>;
   readonly public?: boolean;
+  /** `retention.ms` follows the records' retention (EnsureTopicsOptions.recordRetentionMs). */
+  readonly recordRetention?: boolean;
 }
 
 /** The repository's topics/ folder. */
@@ -62,6 +67,7 @@ export function parseTopicDefinition(file: string, raw: unknown): TopicDefinitio
     valueSchema,
     config: cfg as Record<string, string>,
     ...(o['public'] === true ? { public: true } : {}),
+    ...(o['recordRetention'] === true ? { recordRetention: true } : {}),
   };
 }
 
@@ -86,6 +92,24 @@ export interface EnsureTopicsOptions {
   readonly prefix: string;
   readonly replicationFactor: number;
   readonly partitionsOverride: number | undefined;
+  /**
+   * `retention.ms` of the topics marked `recordRetention` (config.cassandra.retentionSeconds ×
+   * 1000); absent: the definition's value.
+   */
+  readonly recordRetentionMs?: number;
+}
+
+/** Longest segment of a `recordRetention` topic: Kafka deletes whole segments, so a message outlives its retention by at most this. */
+export const RECORD_SEGMENT_MS = 86_400_000;
+
+/**
+ * The configuration a topic is created or aligned with: the definition's, and for a topic marked
+ * `recordRetention`, `retention.ms` = the records' retention and `segment.ms` at most a day
+ * (Kafka removes a segment once its newest message is past `retention.ms`).
+ */
+export function topicConfig(d: TopicDefinition, opts: Pick<EnsureTopicsOptions, 'recordRetentionMs'>): Record<string, string> {
+  if (!d.recordRetention || opts.recordRetentionMs === undefined) return { ...d.config };
+  return { ...d.config, 'retention.ms': String(opts.recordRetentionMs), 'segment.ms': String(Math.min(opts.recordRetentionMs, RECORD_SEGMENT_MS)) };
 }
 
 /** One line of what `ensureTopics` did. */
@@ -111,7 +135,7 @@ export async function ensureTopics(admin: Admin, defs: readonly TopicDefinition[
         topic: opts.prefix + d.name,
         numPartitions: partitionsOf(d),
         replicationFactor: opts.replicationFactor,
-        configEntries: Object.entries(d.config).map(([name, value]) => ({ name, value })),
+        configEntries: Object.entries(topicConfig(d, opts)).map(([name, value]) => ({ name, value })),
       })),
     });
     for (const d of missing) out.push({ topic: opts.prefix + d.name, action: 'created', detail: `${partitionsOf(d)} partitions` });
@@ -121,7 +145,7 @@ export async function ensureTopics(admin: Admin, defs: readonly TopicDefinition[
   const meta = await admin.fetchTopicMetadata({ topics: present.map((d) => opts.prefix + d.name) });
   const configs = await admin.describeConfigs({
     includeSynonyms: false,
-    resources: present.map((d) => ({ type: ConfigResourceTypes.TOPIC, name: opts.prefix + d.name, configNames: Object.keys(d.config) })),
+    resources: present.map((d) => ({ type: ConfigResourceTypes.TOPIC, name: opts.prefix + d.name, configNames: Object.keys(topicConfig(d, opts)) })),
   });
   for (const d of present) {
     const topic = opts.prefix + d.name;
@@ -134,11 +158,12 @@ export async function ensureTopics(admin: Admin, defs: readonly TopicDefinition[
       changed = true;
     }
     const entries = configs.resources.find((r) => r.resourceName === topic)?.configEntries ?? [];
-    const drift = Object.entries(d.config).filter(([k, v]) => entries.find((e) => e.configName === k)?.configValue !== v);
+    const config = topicConfig(d, opts);
+    const drift = Object.entries(config).filter(([k, v]) => entries.find((e) => e.configName === k)?.configValue !== v);
     if (drift.length > 0) {
       await admin.alterConfigs({
         validateOnly: false,
-        resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: Object.entries(d.config).map(([name, value]) => ({ name, value })) }],
+        resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: Object.entries(config).map(([name, value]) => ({ name, value })) }],
       });
       out.push({ topic, action: 'config-updated', detail: drift.map(([k, v]) => `${k}=${v}`).join(', ') });
       changed = true;

@@ -42,7 +42,12 @@ export async function runMigrate(config: Config, logger: Logger, io: CliIo, only
     const admin = createKafka(config, logger, '-migrate').admin();
     await admin.connect();
     try {
-      for (const o of await ensureTopics(admin, defs, { prefix, replicationFactor: config.kafka.replicationFactor, partitionsOverride: config.kafka.partitionsOverride })) {
+      for (const o of await ensureTopics(admin, defs, {
+        prefix,
+        replicationFactor: config.kafka.replicationFactor,
+        partitionsOverride: config.kafka.partitionsOverride,
+        recordRetentionMs: config.cassandra.retentionSeconds * 1000,
+      })) {
         if (o.action === 'created') sum.topicsCreated += 1;
         else if (o.action !== 'unchanged') sum.topicsAltered += 1;
         if (o.action !== 'unchanged') say(`topic ${o.topic}: ${o.action}${o.detail ? ` (${o.detail})` : ''}`);

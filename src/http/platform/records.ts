@@ -17,6 +17,7 @@ import type { ConfigReadStore } from '../../domain/config-ports.ts';
 import { DIRECTIONS } from '../../domain/configuration.ts';
 import { isWellFormedId } from '../../domain/ids.ts';
 import { parseJsonPath, resolveJsonPath, shapeOf } from '../../domain/payload.ts';
+import { agedOut, retentionText, visibleDeliveredAt } from '../../domain/retention.ts';
 import type { ArtifactStore, ResultStore, SandboxReceiptStore, TransactionResultsReader, TransactionStore } from '../../domain/processing-ports.ts';
 import type { FeedFilters, Position, RecordLists, ResultFilters, TransactionFilters } from '../../domain/records-query.ts';
 import {
@@ -69,6 +70,12 @@ export interface RecordsDeps {
   readonly settings: RecordsSettings;
   /** Clock in microseconds (injectable for tests). */
   readonly now?: () => Micros;
+  /**
+   * Retention of the records in seconds (config.cassandra.retentionSeconds): a record older
+   * answers as an absent one even before the stores removed it, and `deliveredAt` reads null
+   * once its feed entry aged out (docs/retention.md). Absent: no cut-off.
+   */
+  readonly retentionSeconds?: number;
 }
 
 /** Query parameters as Koa gives them (and the MCP tools build them). */
@@ -120,7 +127,8 @@ function compactOf(q: QueryParams): boolean {
 /** Canonical text of filters for a cursor's scope. */
 const filtersText = (f: Record<string, unknown>): string => JSON.stringify(Object.entries(f).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1)));
 
-const notFound = (reason: string, what: string, id: string): TdxError => errors.notFound(reason, `No ${what} with id "${id}" in this organization (it may never have existed, or aged out after 45 days).`);
+/** The contract's retention, or the configured one, in words. */
+const kept = (retentionSeconds: number | undefined): string => retentionText(retentionSeconds ?? 45 * 86_400);
 
 export class RecordsReader {
   private readonly now: () => Micros;
@@ -130,6 +138,28 @@ export class RecordsReader {
     private readonly cursors: CursorCodec,
   ) {
     this.now = deps.now ?? ((): Micros => Date.now() * 1000);
+  }
+
+  private notFound(reason: string, what: string, id: string): TdxError {
+    return errors.notFound(reason, `No ${what} with id "${id}" in this organization (it may never have existed, or aged out after ${kept(this.deps.retentionSeconds)}).`);
+  }
+
+  private gone(reason: 'payload' | 'artifact', text: string): TdxError {
+    return errors.notFound(reason, `${text} (document bytes are kept ${kept(this.deps.retentionSeconds)}).`);
+  }
+
+  /** Whether a record created at `createdAt` is past the retention (docs/retention.md). */
+  private aged(createdAt: Micros, now: Micros = this.now()): boolean {
+    const r = this.deps.retentionSeconds;
+    return r !== undefined && agedOut(createdAt, now, r);
+  }
+
+  /** `deliveredAt` as shown: null once the feed entry that set it aged out. */
+  private delivered<T extends { deliveredAt: Micros | null }>(t: T, now: Micros = this.now()): T {
+    const r = this.deps.retentionSeconds;
+    if (r === undefined || t.deliveredAt === null) return t;
+    const shown = visibleDeliveredAt(t.deliveredAt, now, r);
+    return shown === t.deliveredAt ? t : { ...t, deliveredAt: shown };
   }
 
   private access(caller: Caller, group: EndpointGroup): void {
@@ -177,8 +207,9 @@ export class RecordsReader {
     }
     const page = await this.deps.lists.transactions(caller.organizationId, filters, before, limit);
     const last = page.rows[page.rows.length - 1];
+    const now = this.now();
     return {
-      ediTransactions: page.rows.map(compact ? compactTransactionListRowView : transactionListRowView),
+      ediTransactions: page.rows.map((row) => this.delivered(row, now)).map(compact ? compactTransactionListRowView : transactionListRowView),
       pagination: { hasMore: page.more, nextCursor: page.more && last ? this.cursors.encode(scope, posKey(last)) : null },
     };
   }
@@ -186,17 +217,19 @@ export class RecordsReader {
   /** GET /platform/edi_transactions/:id. */
   async transaction(caller: Caller, id: string): Promise<Record<string, unknown>> {
     this.access(caller, 'transactions');
-    const t = isWellFormedId(id) ? await this.deps.transactions.get(caller.organizationId, id) : null;
-    if (!t) throw notFound('transaction', 'EDI transaction', id);
+    const now = this.now();
+    const stored = isWellFormedId(id) ? await this.deps.transactions.get(caller.organizationId, id) : null;
+    if (!stored || this.aged(stored.createdAt, now)) throw this.notFound('transaction', 'EDI transaction', id);
+    const t = this.delivered(stored, now);
     // one read for the transaction's own results and the trace's failures; the whole trace
     // only when none is attributed to it, or to name the earliest of several failures elsewhere
     const own = await this.deps.results.transactionResults(t.organizationId, t.traceGuid, t.id);
-    let results = own?.results ?? [];
+    let results = (own?.results ?? []).filter((r) => !this.aged(r.createdAt, now));
     const traceErrors = own?.traceErrors ?? (await this.deps.transactions.traceErrors(t.organizationId, t.traceGuid));
     let traceHasResults = own !== null;
     const elsewhere = t.failed ? [] : traceErrors.filter((e) => e.transactionId !== t.id);
     let whole: ResultRecord[] | null = null;
-    if (own === null || elsewhere.length > 1) whole = await this.deps.results.byTrace(t.organizationId, t.traceGuid);
+    if (own === null || elsewhere.length > 1) whole = (await this.deps.results.byTrace(t.organizationId, t.traceGuid)).filter((r) => !this.aged(r.createdAt, now));
     if (own === null && whole) {
       // the whole trace's results when none of them is attributed to any transaction
       traceHasResults = whole.length > 0;
@@ -218,7 +251,7 @@ export class RecordsReader {
     this.access(caller, 'results');
     let r = isWellFormedId(id) ? await this.deps.results.get(caller.organizationId, id) : null;
     if (r && caller.kind === 'sandbox' && !(await this.deps.receipts.receivedResults(caller.organizationId, [r.id])).has(r.id)) r = null;
-    if (!r) throw notFound('result', 'result', id);
+    if (!r || this.aged(r.createdAt)) throw this.notFound('result', 'result', id);
     return r;
   }
 
@@ -292,9 +325,10 @@ export class RecordsReader {
     } else {
       if (!r.payload) throw errors.notFound('payload', `Result "${id}" kept no payload: its step only moved the document on.`);
       const artifact = await this.deps.artifacts.get(caller.organizationId, r.payload.artifactId);
-      if (!artifact) throw errors.notFound('payload', `The payload of result "${id}" is no longer stored (document bytes are kept 45 days).`);
+      const payloadGone = (): TdxError => this.gone('payload', `The payload of result "${id}" is no longer stored`);
+      if (!artifact || this.aged(artifact.createdAt)) throw payloadGone();
       format = r.payload.format;
-      const chunks = await this.firstChunk(artifact, () => errors.notFound('payload', `The payload of result "${id}" is no longer stored (document bytes are kept 45 days).`));
+      const chunks = await this.firstChunk(artifact, payloadGone);
       if (segments === null && !keysOnly) {
         if (maxBytes !== undefined && artifact.size > maxBytes) throw tooLarge(id, artifact.size, maxBytes);
         return { kind: 'stream', format, size: artifact.size, chunks };
@@ -363,8 +397,8 @@ export class RecordsReader {
     this.access(caller, 'artifacts');
     let a = isWellFormedId(id) ? await this.deps.artifacts.get(caller.organizationId, id) : null;
     if (a && caller.kind === 'sandbox' && !(await this.deps.receipts.receivedArtifact(caller.organizationId, a.id))) a = null;
-    if (!a) throw notFound('artifact', 'artifact', id);
-    const chunks = await this.firstChunk(a, () => errors.notFound('artifact', `The file of artifact "${id}" is no longer available (document bytes are kept 45 days).`));
+    if (!a || this.aged(a.createdAt)) throw this.notFound('artifact', 'artifact', id);
+    const chunks = await this.firstChunk(a, () => this.gone('artifact', `The file of artifact "${id}" is no longer available`));
     return { record: a, chunks };
   }
 
@@ -433,14 +467,17 @@ export class RecordsReader {
   /** GET /platform/traces/:guid (DESIGN §3). */
   async trace(caller: Caller, guid: string): Promise<Record<string, unknown>> {
     this.access(caller, 'traces');
-    if (!isWellFormedId(guid)) throw notFound('trace', 'trace', guid);
+    if (!isWellFormedId(guid)) throw this.notFound('trace', 'trace', guid);
     const org = caller.organizationId;
-    const [transactions, results] = await Promise.all([this.deps.transactions.byTrace(org, guid), this.deps.results.byTrace(org, guid)]);
-    if (transactions.length === 0 && results.length === 0) throw notFound('trace', 'trace', guid);
+    const now = this.now();
+    const [allTransactions, allResults] = await Promise.all([this.deps.transactions.byTrace(org, guid), this.deps.results.byTrace(org, guid)]);
+    const transactions = allTransactions.filter((t) => !this.aged(t.createdAt, now)).map((t) => this.delivered(t, now));
+    const results = allResults.filter((r) => !this.aged(r.createdAt, now));
+    if (transactions.length === 0 && results.length === 0) throw this.notFound('trace', 'trace', guid);
     // each artifact once, with the result and node that produced it (its record names them)
     const pointers = new Map<string, ArtifactPointer>();
     for (const r of results) for (const a of r.detail.artifacts ?? []) if (!pointers.has(a.id)) pointers.set(a.id, a);
-    const records = await Promise.all([...pointers.keys()].map((id) => this.deps.artifacts.get(org, id)));
+    const records = await Promise.all([...pointers.keys()].map(async (id) => ((a) => (a && !this.aged(a.createdAt, now) ? a : null))(await this.deps.artifacts.get(org, id))));
     const producedAt = new Map(results.map((r) => [r.id, r.createdAt]));
     const artifacts = [...pointers.values()]
       .map((p, i) => {

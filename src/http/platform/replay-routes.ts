@@ -12,6 +12,7 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { isWellFormedId, newId } from '../../domain/ids.ts';
+import { agedOut } from '../../domain/retention.ts';
 import type { TransactionStore } from '../../domain/processing-ports.ts';
 import { planReplay, type ReplayKind } from '../../domain/replay.ts';
 import { errors } from '../../errors.ts';
@@ -30,6 +31,8 @@ export interface ReplayRouteDeps extends ReplayLoadDeps {
   /** The 10/minute resend-and-redeliver budget. */
   readonly replayRateLimit: Middleware;
   readonly now?: () => number;
+  /** Retention in seconds: an older transaction answers 404 like an absent one (docs/retention.md). */
+  readonly retentionSeconds?: number;
 }
 
 const PRODUCE_TIMEOUT_MS = 10_000;
@@ -40,7 +43,9 @@ export function registerReplayRoutes(router: Router, deps: ReplayRouteDeps): voi
     const auth = authOf(ctx);
     const id = (ctx['params'] as Record<string, string | undefined>)['id'] ?? '';
     const t = isWellFormedId(id) ? await deps.transactions.get(auth.organizationId, id) : null;
-    if (!t) throw errors.notFound('edi_transaction', `No EDI transaction with id "${id}".`);
+    if (!t || (deps.retentionSeconds !== undefined && agedOut(t.createdAt, now(), deps.retentionSeconds))) {
+      throw errors.notFound('edi_transaction', `No EDI transaction with id "${id}" (it may never have existed, or aged out).`);
+    }
     const plan = planReplay(await replayFacts(deps, kind, t));
     if (plan instanceof Error) throw plan;
     const at = now();

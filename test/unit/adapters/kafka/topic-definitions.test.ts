@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTopicDefinition, readTopicDefinitions } from '../../../../src/adapters/kafka/topic-definitions.ts';
+import { RECORD_SEGMENT_MS, parseTopicDefinition, readTopicDefinitions, topicConfig } from '../../../../src/adapters/kafka/topic-definitions.ts';
 import { TOPIC_CODECS } from '../../../../src/wire/topics.ts';
 import { NODE_SERVICES } from '../../../../src/domain/node-services.ts';
 
@@ -24,6 +24,17 @@ describe('topics/', () => {
       expect(Number(d.config['retention.ms'])).toBeGreaterThan(0);
       expect(d.config['cleanup.policy']).toBe('delete');
     }
+  });
+
+  it('keeps the public feed as long as the records (TDX_RETENTION_SECONDS), and no other topic', async () => {
+    const defs = await readTopicDefinitions();
+    expect(defs.filter((d) => d.recordRetention).map((d) => d.name)).toEqual(['feed']);
+    const feed = defs.find((d) => d.name === 'feed')!;
+    expect(topicConfig(feed, { recordRetentionMs: 12_000 })).toEqual({ 'retention.ms': '12000', 'segment.ms': '12000', 'cleanup.policy': 'delete' });
+    expect(topicConfig(feed, { recordRetentionMs: 3_888_000_000 })).toMatchObject({ 'retention.ms': '3888000000', 'segment.ms': String(RECORD_SEGMENT_MS) });
+    expect(topicConfig(feed, {})).toEqual(feed.config);
+    const logs = defs.find((d) => d.name === 'events.logs')!;
+    expect(topicConfig(logs, { recordRetentionMs: 12_000 })).toEqual(logs.config);
   });
 
   it('runs the scheduler control topic on one partition', async () => {
