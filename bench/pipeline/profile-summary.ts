@@ -68,7 +68,7 @@ for (const [id, t] of self) {
   const seen = new Set<string>();
   for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
     const n = byId.get(cur)!;
-    if (!/\/src\//.test(n.callFrame.url)) continue;
+    if (!/\/src\//.test(n.callFrame.url) || n.callFrame.url.includes('node_modules')) continue;
     const k = `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\/src\//, 'src/')}:${n.callFrame.lineNumber + 1}`;
     if (seen.has(k)) continue;
     seen.add(k);
