@@ -54,8 +54,14 @@ let counts = fresh();
 let recording: RecordedWrite[] | undefined;
 const MAX_RECORDED = 500_000;
 
+const names = new Map<string, string>();
 /** Short name of a CQL statement: verb and table (and LWT). */
 function statementName(q: string): string {
+  let n = names.get(q);
+  if (n === undefined) names.set(q, (n = nameOf(q)));
+  return n;
+}
+function nameOf(q: string): string {
   const s = q.replace(/\s+/g, ' ').trim();
   const m = /^(SELECT .*? FROM|INSERT INTO|UPDATE|DELETE .*?FROM|BEGIN BATCH)\s+([\w".]+)/i.exec(s);
   const verb = (m?.[1] ?? s.split(' ')[0] ?? '').split(' ')[0]!.toUpperCase();
