@@ -7,6 +7,7 @@
  */
 import cassandra from 'cassandra-driver';
 import type { ClickHouseClient } from '@clickhouse/client';
+import { createRequire } from 'node:module';
 import { BatchingProducer } from '../../src/adapters/kafka/client.ts';
 import { WireRegistry } from '../../src/adapters/kafka/registry.ts';
 
@@ -24,6 +25,8 @@ export interface Counts {
   kafkaSendCalls: number;
   kafkaRecords: number;
   kafkaProduceRequests: number;
+  /** Requests kafkajs sent to the broker, by API (Produce, Fetch, OffsetCommit, Heartbeat, ...). */
+  kafkaRequests: Map<string, number>;
   avroEncodes: number;
   avroDecodes: number;
   clickhouseInserts: number;
@@ -41,6 +44,7 @@ const fresh = (): Counts => ({
   kafkaSendCalls: 0,
   kafkaRecords: 0,
   kafkaProduceRequests: 0,
+  kafkaRequests: new Map(),
   avroEncodes: 0,
   avroDecodes: 0,
   clickhouseInserts: 0,
@@ -112,6 +116,15 @@ export function installCounters(): void {
   P['flush'] = function (this: { pending: unknown[] }, ...args: unknown[]) {
     if (this.pending.length > 0) counts.kafkaProduceRequests++;
     return flush.apply(this, args);
+  };
+
+  // kafkajs's connection class (not exported by the package): every request to the broker
+  const Connection = (createRequire(import.meta.url)('kafkajs/src/network/connection.js') as { prototype: Record<string, (...a: unknown[]) => unknown> }).prototype;
+  const connSend = Connection['send']!;
+  Connection['send'] = function (this: unknown, ...args: unknown[]) {
+    const api = (args[0] as { request?: { apiName?: string } }).request?.apiName ?? '?';
+    counts.kafkaRequests.set(api, (counts.kafkaRequests.get(api) ?? 0) + 1);
+    return connSend.apply(this, args);
   };
 
   const W = WireRegistry.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;

@@ -76,6 +76,20 @@ for (const [id, t] of self) {
   }
 }
 
+// inclusive time by area: each sample counts once per area on its stack (a driver's buffer work
+// counts for the driver that called node:buffer)
+const inclusiveAreas = new Map<string, number>();
+for (const [id, t] of self) {
+  const seen = new Set<string>();
+  for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+    const a = area(byId.get(cur)!);
+    if (seen.has(a) || a.startsWith('(')) continue;
+    seen.add(a);
+    add(inclusiveAreas, a, t);
+  }
+}
+const idle = [...self].filter(([id]) => byId.get(id)!.callFrame.functionName === '(idle)').reduce((n, [, t]) => n + t, 0);
+
 const pct = (v: number): string => `${((100 * v) / total).toFixed(1).padStart(5)}%`;
 const ms = (v: number): string => `${(v / 1000).toFixed(0).padStart(7)} ms`;
 const show = (title: string, m: Map<string, number>): void => {
@@ -83,6 +97,8 @@ const show = (title: string, m: Map<string, number>): void => {
   for (const [k, v] of [...m].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(v)} ${ms(v)}  ${k}`);
 };
 console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled (wall ${((prof.endTime - prof.startTime) / 1e6).toFixed(1)} s)`);
+console.log(`busy (not idle): ${((total - idle) / 1e6).toFixed(1)} s; shares below are of all samples`);
 show('self time by area', areas);
+show('inclusive time by area (a sample counts once for each area on its stack)', inclusiveAreas);
 show('self time by function', fns);
 show('inclusive time of src/ functions', inclusive);

@@ -280,6 +280,7 @@ function report(s: Stack, m: Measured): void {
     out(
       `  per set: Cassandra statements ${f(c.cassandraStatements)} (writes ${f(c.cassandraWrites)}, batches ${f(c.cassandraBatches)}), Kafka records sent ${f(c.kafkaRecords)} in ${f(c.kafkaProduceRequests)} produce requests, Avro encodes ${f(c.avroEncodes)} decodes ${f(c.avroDecodes)}, ClickHouse inserts ${f(c.clickhouseInserts)} (${f(c.clickhouseRows)} rows) queries ${f(c.clickhouseQueries)}, JSON.parse ${f(c.jsonParses)} JSON.stringify ${f(c.jsonStringifies)} (ClickHouse queries and JSON calls include the bench's own polling)`,
     );
+    out(`  Kafka requests per set by API: ${[...c.kafkaRequests].sort((a, b) => b[1] - a[1]).map(([q, n]) => `${q} ${f(n)}`).join('; ')}`);
     out(`  Cassandra statements per set by statement: ${[...c.byStatement].sort((a, b) => b[1] - a[1]).map(([q, n]) => `${q} ${f(n)}`).join('; ')}`);
   }
 }
@@ -535,8 +536,9 @@ for (const mode of MODES) {
       await measure(s, 'webhook-interchange', () => webhookRun(s, `(b) one interchange of ${WEBHOOK_SETS} 850 sets, webhook partner`, WEBHOOK_SETS, false));
     }
     if (SCENARIOS.has('big')) {
-      // PO1 lines of about 40 bytes: enough lines per set to make the file BIG_MB
-      const lines = Math.max(1, Math.round((BIG_MB * 1024 * 1024) / BIG_SETS / 40));
+      // enough PO1 lines per set to make the file BIG_MB (a line's size measured on a sample)
+      const perLine = (Buffer.byteLength(bigInterchange(1, 101, 'G')) - Buffer.byteLength(bigInterchange(1, 1, 'G'))) / 100;
+      const lines = Math.max(1, Math.ceil((BIG_MB * 1e6) / BIG_SETS / perLine));
       await measure(s, 'big', () => polledInterchange(s, `a ${BIG_MB} MB interchange (${BIG_SETS} sets of ${lines} lines), polling partner`, 'big', BIG_SETS, lines, 'G'));
     }
   } finally {
