@@ -88,6 +88,22 @@ for (const [id, t] of self) {
     add(inclusiveAreas, a, t);
   }
 }
+// attributed: each sample to the nearest frame on its stack that is a package or project code
+// (not node: internals or a V8 pseudo-frame), so a driver's buffer and socket work counts for
+// the driver; GC, idle and program stay apart
+const attributed = new Map<string, number>();
+for (const [id, t] of self) {
+  let owner = area(byId.get(id)!);
+  if (!owner.startsWith('((')) {
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const a = area(byId.get(cur)!);
+      if (a.startsWith('(') || a.startsWith('node:')) continue;
+      owner = a;
+      break;
+    }
+  }
+  add(attributed, owner, t);
+}
 const idle = [...self].filter(([id]) => byId.get(id)!.callFrame.functionName === '(idle)').reduce((n, [, t]) => n + t, 0);
 
 const pct = (v: number): string => `${((100 * v) / total).toFixed(1).padStart(5)}%`;
@@ -99,6 +115,7 @@ const show = (title: string, m: Map<string, number>): void => {
 console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled (wall ${((prof.endTime - prof.startTime) / 1e6).toFixed(1)} s)`);
 console.log(`busy (not idle): ${((total - idle) / 1e6).toFixed(1)} s; shares below are of all samples`);
 show('self time by area', areas);
+show('time attributed to the nearest package or project folder on the stack', attributed);
 show('inclusive time by area (a sample counts once for each area on its stack)', inclusiveAreas);
 show('self time by function', fns);
 show('inclusive time of src/ functions', inclusive);
