@@ -70,11 +70,20 @@ export class BatchingProducer {
   private pending: { records: readonly OutgoingRecord[]; resolve: () => void; reject: (e: unknown) => void }[] = [];
   private timer: NodeJS.Timeout | undefined;
   private inFlight = new Set<Promise<void>>();
+  /** The last batch's sends (settled either way: a failed batch rejects its own callers only). */
+  private tail: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly producer: Producer,
     private readonly lingerMs: number,
     private readonly maxBatchRecords = 1000,
+    /**
+     * Most bytes (keys, values, headers) in one produce request. Records of one partition go
+     * in one record batch, which the broker refuses above its message.max.bytes (1 MiB by
+     * default) with an error that retrying never cures: the 20,000 feed entries of one
+     * interchange share a trace, so a partition.
+     */
+    private readonly maxRequestBytes = 512 * 1024,
   ) {}
 
   static create(kafka: Kafka, config: Config): BatchingProducer {
@@ -111,16 +120,29 @@ export class BatchingProducer {
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
-    const byTopic = new Map<string, Message[]>();
+    // Requests of at most maxRequestBytes, each sent after the one before it (of this batch and
+    // of earlier batches) was acknowledged, so records keep the order they were sent in. The
+    // idempotent producer has one request in flight anyway (maxInFlightRequests 1).
+    const requests: Map<string, Message[]>[] = [];
+    let byTopic = new Map<string, Message[]>();
+    let bytes = 0;
     for (const p of batch) {
       for (const r of p.records) {
+        const size = recordBytes(r);
+        if (bytes > 0 && bytes + size > this.maxRequestBytes) {
+          requests.push(byTopic);
+          byTopic = new Map();
+          bytes = 0;
+        }
+        bytes += size;
         let list = byTopic.get(r.topic);
         if (!list) byTopic.set(r.topic, (list = []));
         list.push({ key: r.key, value: r.value, ...(r.headers ? { headers: { ...r.headers } } : {}) });
       }
     }
-    const run = this.producer
-      .sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) })
+    requests.push(byTopic);
+    const run = requests
+      .reduce<Promise<unknown>>((prev, req) => prev.then(() => this.producer.sendBatch({ acks: -1, topicMessages: [...req].map(([topic, messages]) => ({ topic, messages })) })), this.tail)
       .then(
         () => batch.forEach((p) => p.resolve()),
         (err: unknown) => {
@@ -128,6 +150,7 @@ export class BatchingProducer {
           batch.forEach((p) => p.reject(e));
         },
       );
+    this.tail = run;
     this.inFlight.add(run);
     void run.finally(() => this.inFlight.delete(run));
   }
@@ -138,4 +161,11 @@ export class BatchingProducer {
     await Promise.allSettled([...this.inFlight]);
     await this.producer.disconnect();
   }
+}
+
+/** A record's size on the wire, near enough: key, value, headers and a record's overhead. */
+function recordBytes(r: OutgoingRecord): number {
+  let n = 32 + r.value.length + (r.key === null ? 0 : Buffer.byteLength(r.key));
+  if (r.headers) for (const [k, v] of Object.entries(r.headers)) n += Buffer.byteLength(k) + Buffer.byteLength(v) + 4;
+  return n;
 }

@@ -53,4 +53,52 @@ describe('BatchingProducer', () => {
     await sent;
     expect(batches).toHaveLength(1);
   });
+
+  it('splits a batch above maxRequestBytes into requests sent one after another, in order', async () => {
+    const { producer, batches } = fakeProducer();
+    let inFlight = 0;
+    let most = 0;
+    const send = producer.sendBatch.bind(producer);
+    producer.sendBatch = async (b) => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((r) => setTimeout(r, 1));
+      inFlight--;
+      return send(b);
+    };
+    const p = new BatchingProducer(producer, 5, 1000, 1000);
+    // 25 records of about 132 bytes: 7 per request of at most 1000 bytes, so 4 requests
+    const records = Array.from({ length: 25 }, (_, i) => ({ topic: 'a', key: `k${i}`, value: Buffer.alloc(98) }));
+    await Promise.all([p.send(records.slice(0, 20)), p.send(records.slice(20))]);
+    expect(batches.map((b) => b.topicMessages[0]!.messages.length)).toEqual([7, 7, 7, 4]);
+    expect(batches.flatMap((b) => b.topicMessages.flatMap((t) => t.messages.map((m) => m.key)))).toEqual(records.map((r) => r.key));
+    expect(most).toBe(1);
+  });
+
+  it('keeps the order of batches flushed while an earlier one is still being sent', async () => {
+    const { producer, batches } = fakeProducer();
+    const send = producer.sendBatch.bind(producer);
+    producer.sendBatch = async (b) => {
+      await new Promise((r) => setTimeout(r, 5));
+      return send(b);
+    };
+    const p = new BatchingProducer(producer, 0, 1000, 200);
+    const first = p.send(Array.from({ length: 4 }, (_, i) => ({ topic: 'a', key: `x${i}`, value: Buffer.alloc(60) })));
+    const second = p.send([{ topic: 'a', key: 'y', value: Buffer.alloc(10) }]);
+    await Promise.all([first, second]);
+    expect(batches.flatMap((b) => b.topicMessages.flatMap((t) => t.messages.map((m) => m.key)))).toEqual(['x0', 'x1', 'x2', 'x3', 'y']);
+  });
+
+  it('rejects the callers of a failed request and still sends the next batch', async () => {
+    const { producer, batches } = fakeProducer();
+    const send = producer.sendBatch.bind(producer);
+    let calls = 0;
+    producer.sendBatch = (b) => (++calls === 2 ? Promise.reject(new Error('too large')) : send(b));
+    const p = new BatchingProducer(producer, 0, 1000, 200);
+    const failed = p.send(Array.from({ length: 4 }, (_, i) => ({ topic: 'a', key: `x${i}`, value: Buffer.alloc(60) })));
+    const next = p.send([{ topic: 'a', key: 'y', value: Buffer.alloc(10) }]);
+    await expect(failed).rejects.toMatchObject({ code: 'broker_unavailable' });
+    await next;
+    expect(batches.at(-1)!.topicMessages[0]!.messages.map((m) => m.key)).toEqual(['y']);
+  });
 });
+
