@@ -50,7 +50,7 @@ export function newSecrets(privateKey: string): Secrets {
 }
 
 /** The configuration: every resource kind, every secret field that a connection or webhook takes. */
-export function populatedDoc(sftp: SftpAccount, webhookBase: string, s: Secrets, note = 'first version'): ConfigDocument {
+export function populatedDoc(sftp: SftpAccount, webhookBase: string, s: Secrets, note = 'first version', extraPartner?: string): ConfigDocument {
   const inbound850 = { transactionSetIdentifier: '850', release: '004010', direction: 'inbound' as const, usageIndicator: 'P' as const, implementation: 'po-850' };
   return {
     envelopes: [
@@ -87,6 +87,8 @@ export function populatedDoc(sftp: SftpAccount, webhookBase: string, s: Secrets,
       { key: 'GLOBEX', name: 'Globex Inc', deliveryMethod: 'polling', generateAcknowledgments: true, trackAcknowledgments: false, connection: 'globex-sftp', frequency: 0, envelopes: { internal: 'us', external: 'globex' }, transactionSets: [inbound850] },
       { key: 'ACME', name: 'Acme Corp', deliveryMethod: 'polling', envelopes: { internal: 'us', external: 'acme' }, transactionSets: [{ ...inbound850, mapping: 'po-to-erp' }] },
       { key: 'HOOLI', name: 'Hooli', deliveryMethod: 'webhook', envelopes: { internal: 'us', external: 'hooli' }, webhooks: { inbound: 'erp-in', error: 'erp-errors' }, transactionSets: [inbound850] },
+      // a partner key only this organization has (for probing another organization's keys)
+      ...(extraPartner ? [{ key: extraPartner, name: `${extraPartner} Ltd`, deliveryMethod: 'polling' as const, envelopes: { internal: 'us', external: 'acme' }, transactionSets: [inbound850] }] : []),
     ],
   };
 }
