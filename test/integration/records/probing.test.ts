@@ -43,10 +43,10 @@ let sink: Awaited<ReturnType<typeof webhookSink>>;
 const folders: Awaited<ReturnType<typeof sftpFolder>>[] = [];
 const seen: Seen[] = [];
 
-async function call(key: string, method: string, path: string, body?: { type: string; data: string }): Promise<Seen & { json: any }> {
+async function call(key: string, method: string, path: string, body?: { type: string; data: string }, extra: Record<string, string> = {}): Promise<Seen & { json: any }> {
   const res = await fetch(`${p.url}${path}`, {
     method,
-    headers: { authorization: `Key ${key}`, ...(body ? { 'content-type': body.type } : {}) },
+    headers: { authorization: `Key ${key}`, ...(body ? { 'content-type': body.type } : {}), ...extra },
     ...(body ? { body: body.data } : {}),
     signal: AbortSignal.timeout(60_000),
   });
@@ -261,6 +261,45 @@ describe('cross-organization probing', () => {
     expect([...shapes]).toHaveLength(1);
   });
 
+  it('MCP tools that take an id (get_transaction, get_result, result_payload, get_trace): the same probes answer a not_found tool error with one text', async () => {
+    const tools = [
+      ['get_transaction', 'id', 'transaction'],
+      ['get_result', 'id', 'result'],
+      ['result_payload', 'id', 'result'],
+      ['get_trace', 'guid', 'trace'],
+    ] as const;
+    let n = 0;
+    const mcp = async (name: string, args: Record<string, unknown>): Promise<{ isError: boolean; text: string }> => {
+      const r = await call(
+        p.keys.standard,
+        'POST',
+        '/platform/mcp',
+        {
+          type: 'application/json',
+          data: JSON.stringify({ jsonrpc: '2.0', id: ++n, method: 'tools/call', params: { name, arguments: args } }),
+        },
+        { accept: 'application/json, text/event-stream' },
+      );
+      expect(r.status, r.text).toBe(200);
+      const result = r.json?.result as { isError?: boolean; content: { text: string }[] } | undefined;
+      expect(result, r.text).toBeDefined();
+      return { isError: result!.isError === true, text: result!.content.map((c) => c.text).join('') };
+    };
+    const own = idsOf(A);
+    expect((await mcp('get_transaction', { id: own['transaction']![0]! })).isError).toBe(false);
+    for (const [tool, arg, kind] of tools) {
+      const probes = [...(idsOf(B)[kind] ?? []).slice(0, 3), ...Object.entries(own).flatMap(([k, ids]) => (k === kind ? [] : ids.slice(0, 1))), ...MALFORMED.map(decoded)];
+      const texts = new Set<string>();
+      for (const id of probes) {
+        const r = await mcp(tool, { [arg]: id });
+        expect(r.isError, `${tool} ${id.slice(0, 60)}: ${r.text}`).toBe(true);
+        expect(r.text, `${tool} ${id.slice(0, 60)}`).toMatch(/^not_found: /);
+        texts.add(r.text.split(`"${id}"`).join('"<id>"'));
+      }
+      expect([...texts], tool).toHaveLength(1);
+    }
+  });
+
   it("B's own key still reads what A's probes were refused (the ids were real)", async () => {
     const r = await call(b.keys.standard, 'GET', `/platform/edi_transactions/${B.transactions[0]!.id}`);
     expect(r.status).toBe(200);
@@ -320,8 +359,17 @@ describe('no stored secret in any response', () => {
       ...seen.map((s) => ({ where: `${s.method} ${s.path.slice(0, 80)} ${s.status}`, text: `${s.headers.map(([k, v]) => `${k}: ${v}`).join('\n')}\n${s.text}` })),
       ...p.responses.map((s) => ({ where: `${s.method} ${s.path.slice(0, 80)} ${s.status}`, text: JSON.stringify(s.body) })),
     ];
-    for (const h of haystacks) for (const [needle, what] of needles) if (h.text.includes(needle) || h.text.includes(JSON.stringify(needle).slice(1, -1))) found.push(`${what} in ${h.where}`);
+    const search = (needle: string): string[] => haystacks.filter((h) => h.text.includes(needle) || h.text.includes(JSON.stringify(needle).slice(1, -1))).map((h) => h.where);
+    for (const [needle, what] of needles) for (const where of search(needle)) found.push(`${what} in ${where}`);
     expect(found).toEqual([]);
+    // the search does find what the shows do return: the non-secret fields beside the secrets
+    for (const [org, folder] of [
+      ['A', folders[0]!],
+      ['B', folders[1]!],
+    ] as const) {
+      expect(search(`${folder.dir}/in`).length, `${org} connection directory`).toBeGreaterThan(0);
+      expect(search(`${sink.url}/in`).length, `${org} webhook url`).toBeGreaterThan(0);
+    }
     expect(seen.length).toBeGreaterThan(500);
   });
 });
