@@ -126,9 +126,10 @@ function dictionariesFor(d: Populated): { dictionaries: Record<string, (string |
 const tomlString = (s: string): string => JSON.stringify(s);
 
 /** schemathesis.toml: the dictionaries of real ids and, per operation, which parameter draws from which. */
-export function schemathesisToml(d: Populated): string {
+export function schemathesisToml(d: Populated, cacheDir: string): string {
   const { dictionaries, bindings } = dictionariesFor(d);
-  const lines: string[] = [];
+  // schemathesis keeps state between runs in ./.schemathesis unless told otherwise
+  const lines: string[] = ['[cache]', `directory = ${tomlString(cacheDir)}`, ''];
   for (const [name, values] of Object.entries(dictionaries)) {
     if (values.length === 0) continue;
     lines.push(`[dictionaries.${name}]`, `values = [${values.map((v) => (typeof v === 'number' ? String(v) : tomlString(v))).join(', ')}]`, '');
@@ -138,6 +139,9 @@ export function schemathesisToml(d: Populated): string {
   for (const [op, params] of byOperation) {
     lines.push('[[operations]]', `include-name = ${tomlString(op)}`, `parameters = { ${params.map(([param, dict]) => `${tomlString(param)} = { dictionary = ${tomlString(dict)}, probability = 0.5 }`).join(', ')} }`, '');
   }
+  // the MCP transport answers 406 unless the client accepts both JSON and event streams; an
+  // OpenAPI document cannot declare an Accept parameter (3.1 §4.8.12.1 ignores it), so say it here
+  lines.push('[[operations]]', `include-name = "POST /platform/mcp"`, `headers = { Accept = "application/json, text/event-stream" }`, '');
   return lines.join('\n');
 }
 
@@ -186,7 +190,7 @@ export async function runSchemathesis(command: string, target: Running, opts: Fu
   rmSync(opts.reportDir, { recursive: true, force: true });
   mkdirSync(opts.reportDir, { recursive: true });
   const configFile = path.join(opts.reportDir, 'schemathesis.toml');
-  writeFileSync(configFile, schemathesisToml(target.data));
+  writeFileSync(configFile, schemathesisToml(target.data, path.join(opts.reportDir, 'cache')));
   const args = [
     '--config-file',
     configFile,
