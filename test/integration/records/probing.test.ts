@@ -308,6 +308,33 @@ describe('cross-organization probing', () => {
   });
 });
 
+describe('hostile query values', () => {
+  it('answers time bounds before 1900 or after 2254, and trace GUIDs dated anywhere, with 200 (they were a 500)', async () => {
+    const key = p.keys.standard;
+    const trace = A.traces[0]!;
+    const all = await call(key, 'GET', '/platform/edi_transactions?limit=100');
+    for (const [path, rows] of [
+      ['/platform/edi_transactions?until=0594-04-27T07%3A52%3A58.4Z', 'none'],
+      ['/platform/edi_transactions?since=0001-01-01T00%3A00%3A00Z&limit=100', 'all'],
+      ['/platform/edi_transactions?until=9999-12-31T23%3A59%3A59Z&limit=100', 'all'],
+      ['/platform/feed_entries?since=1010-07-25T09%3A42%3A03.0Z', 'some'],
+      ['/platform/feed_entries?since=9999-12-31T23%3A59%3A59Z', 'none'],
+      [`/platform/logs?trace=${trace}&since=2977-08-14T16%3A06%3A21.8-08%3A00`, 'none'],
+      [`/platform/logs?trace=${trace}&since=1000-01-01T00%3A00%3A00Z`, 'some'],
+      ['/platform/results?trace=ffffffff-ffff-7fff-bfff-ffffffffffff', 'none'],
+      ['/platform/feed_entries?trace=ffffffff-ffff-7fff-bfff-ffffffffffff', 'none'],
+      ['/platform/edi_transactions?trace=00000000-0000-7000-8000-000000000000', 'none'],
+    ] as const) {
+      const r = await call(key, 'GET', path);
+      expect(r.status, `${path}: ${r.text.slice(0, 300)}`).toBe(200);
+      const list = (Object.values(r.json as Record<string, unknown>).find(Array.isArray) ?? []) as { id: string }[];
+      if (rows === 'none') expect(list, path).toEqual([]);
+      if (rows === 'some') expect(list.length, path).toBeGreaterThan(0);
+      if (rows === 'all') expect(list.map((x) => x.id), path).toEqual((all.json.ediTransactions as { id: string }[]).map((x) => x.id));
+    }
+  });
+});
+
 describe('no stored secret in any response', () => {
   it('reads every list of both organizations with their own keys (configuration shows included above)', async () => {
     const lists = ['edi_transactions', 'results', 'feed_entries', 'connections', 'envelopes', 'webhooks', 'flows', 'mappings', 'implementations', 'sources', 'partners'];
