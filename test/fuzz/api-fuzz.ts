@@ -36,7 +36,8 @@ export interface FuzzOptions {
   readonly maxExamples: number;
   readonly maxTime?: number;
   readonly phases: string;
-  readonly seed?: number;
+  /** A seed (decimal digits; schemathesis's are 128-bit, so kept as text). */
+  readonly seed?: string;
   readonly workers: number;
   readonly reportDir: string;
   /** Where schemathesis's own output goes (default: this process's stderr). */
@@ -224,7 +225,7 @@ export async function runSchemathesis(command: string, target: Running, opts: Fu
     '--output-truncate',
     'true',
     ...(opts.maxTime ? ['--max-time', String(opts.maxTime)] : []),
-    ...(opts.seed !== undefined ? ['--seed', String(opts.seed)] : []),
+    ...(opts.seed !== undefined ? ['--seed', opts.seed] : []),
   ];
   const echo = opts.echo ?? ((t: string) => process.stderr.write(t));
   const started = Date.now();
@@ -259,7 +260,7 @@ export function summarize(reportDir: string, exitCode: number, seconds: number):
     const [type, body] = Object.entries(e)[0] ?? ['', {}];
     const b = body as Record<string, unknown>;
     if (type === 'ScenarioFinished') {
-      const recorder = b['recorder'] as { label?: string; cases?: Record<string, unknown>; checks?: Record<string, { name: string; status: string; failure_info?: { failure?: { title?: string; code?: number }; code?: string } }[]>; interactions?: Record<string, { response?: { status_code?: number } }> } | undefined;
+      const recorder = b['recorder'] as { label?: string; cases?: Record<string, unknown>; checks?: Record<string, { name: string; status: string; failure_info?: { failure?: { title?: string; code?: string } } }[]>; interactions?: Record<string, { request?: { method?: string; uri?: string }; response?: { status_code?: number } }> } | undefined;
       const label = recorder?.label ?? '';
       if (label) operations.add(label);
       const cases = Object.keys(recorder?.cases ?? {}).length;
@@ -267,11 +268,13 @@ export function summarize(reportDir: string, exitCode: number, seconds: number):
       if (cases > 0 && label) tested.add(label);
       for (const [caseId, checks] of Object.entries(recorder?.checks ?? {})) {
         for (const c of checks) {
-          if (c.status !== 'FAILURE') continue;
+          if (c.status.toLowerCase() !== 'failure') continue;
           const title = c.failure_info?.failure?.title ?? c.name;
           const key = `${label} ${c.name} ${title}`;
           if (failures.has(key)) continue;
-          failures.set(key, { operation: label, check: c.name, title, status: recorder?.interactions?.[caseId]?.response?.status_code ?? null, reproduce: c.failure_info?.code ?? '' });
+          const i = recorder?.interactions?.[caseId];
+          const code = c.failure_info?.failure?.code;
+          failures.set(key, { operation: label, check: c.name, title: code ? `${code} ${title}` : title, status: i?.response?.status_code ?? null, reproduce: i?.request ? `${i.request.method ?? ''} ${i.request.uri ?? ''}` : '' });
         }
       }
     } else if (type === 'NonFatalError' || type === 'FatalError') {
@@ -307,7 +310,7 @@ async function main(): Promise<number> {
     maxExamples: Number(env['FUZZ_API_MAX_EXAMPLES'] ?? 60),
     ...(env['FUZZ_API_MAX_TIME'] ? { maxTime: Number(env['FUZZ_API_MAX_TIME']) } : {}),
     phases: env['FUZZ_API_PHASES'] ?? 'examples,coverage,fuzzing',
-    ...(env['FUZZ_API_SEED'] ? { seed: Number(env['FUZZ_API_SEED']) } : {}),
+    ...(env['FUZZ_API_SEED'] ? { seed: env['FUZZ_API_SEED'] } : {}),
     workers: Number(env['FUZZ_API_WORKERS'] ?? 2),
     reportDir: path.resolve(root, env['FUZZ_API_REPORT_DIR'] ?? '.tools/fuzz-api-report'),
   };
