@@ -41,9 +41,10 @@ describe.skipIf(command === null)('schemathesis over the whole API', () => {
     expect(summary.failures.map((f) => `${f.operation} [${f.check}] ${f.title} (status ${f.status})\n${f.reproduce}`), summary.text).toEqual([]);
     expect(summary.errors, summary.text).toEqual([]);
     expect(summary.exitCode, output.slice(-4000)).toBe(0);
-    // every documented operation was reached
+    // every documented operation was reached (but the document itself, which schemathesis leaves out)
     const doc = (await target.p.api('/platform/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
-    expect(summary.operations).toBe(Object.values(doc.paths).reduce((n, ops) => n + Object.keys(ops).length, 0));
+    const documented = Object.entries(doc.paths).filter(([path]) => path !== '/platform/openapi.json');
+    expect(summary.operations).toBe(documented.reduce((n, [, ops]) => n + Object.keys(ops).length, 0));
     expect(summary.operationsTested).toBe(summary.operations);
     expect(summary.testCases).toBeGreaterThan(500);
   }, 600_000);
