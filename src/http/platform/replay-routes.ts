@@ -40,7 +40,7 @@ export function registerReplayRoutes(router: Router, deps: ReplayRouteDeps): voi
     const auth = authOf(ctx);
     const id = (ctx['params'] as Record<string, string | undefined>)['id'] ?? '';
     const t = isWellFormedId(id) ? await deps.transactions.get(auth.organizationId, id) : null;
-    if (!t) throw errors.notFound('edi_transaction', `No EDI transaction with id "${id}".`);
+    if (!t) throw errors.notFound('transaction', `No EDI transaction with id "${id}".`);
     const plan = planReplay(await replayFacts(deps, kind, t));
     if (plan instanceof Error) throw plan;
     const at = now();

@@ -239,6 +239,8 @@ describe('cross-organization probing', () => {
         const label = `${probe.why} ${probe.sent.slice(0, 60)}`;
         expect(r.status, `${label}: ${r.text.slice(0, 300)}`).toBe(404);
         expect(r.json?.error?.code, label).toBe('not_found');
+        // resend and redeliver name the resource as the transaction detail does
+        if (ip.kind === 'transaction') expect(r.json?.error?.reason, label).toBe('transaction');
         const s = JSON.stringify(shape(r, probe.sent));
         shapes.set(s, [...(shapes.get(s) ?? []), label]);
         const h = JSON.stringify(headerShape(r));
