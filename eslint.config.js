@@ -14,7 +14,7 @@ const restrict = (patterns, message) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.stack/**', '.data/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', 'dist/**', '.stack/**', '.data/**', 'coverage/**', '.tools/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

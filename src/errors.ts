@@ -27,6 +27,7 @@ export const errorCatalog = {
   no_outbound_flow: { status: 422, retriable: false },
   no_inbound_flow: { status: 422, retriable: false },
   payload_too_large: { status: 413, retriable: false },
+  method_not_allowed: { status: 405, retriable: false },
   internal_error: { status: 500, retriable: false },
   service_unavailable: { status: 503, retriable: true },
   // --- operational codes (command line, start-up, processing) -------------------------------

@@ -248,6 +248,24 @@ export function isoMicros(us: Micros): string {
   return `${iso.slice(0, 19)}.${String(((us % 1_000_000) + 1_000_000) % 1_000_000).padStart(6, '0')}Z`;
 }
 
+/**
+ * The span of time a stored record's timestamp can fall in: 1900-01-01 (ClickHouse DateTime64's
+ * floor) to 2255-01-01 (microseconds stay exact JavaScript integers up to 2^53 µs, mid-2255,
+ * and the ClickHouse client refuses parameters beyond that).
+ */
+export const EARLIEST_MICROS: Micros = Date.UTC(1900, 0, 1) * 1000;
+export const LATEST_MICROS: Micros = Date.UTC(2255, 0, 1) * 1000;
+
+/**
+ * A time bound moved into that span: no record lies outside it, so a bound before it selects
+ * the same rows as its start and a bound after it the same as its end (a query parameter such
+ * as `since=0594-04-27T00:00:00Z` or `until=9999-12-31T23:59:59Z` is valid ISO 8601 and means
+ * "from the beginning" or "up to now").
+ */
+export function clampMicros(us: Micros): Micros {
+  return Math.min(Math.max(us, EARLIEST_MICROS), LATEST_MICROS);
+}
+
 /** Parses an ISO 8601 timestamp (any precision, with a zone) into microseconds; null when unreadable. */
 export function parseIsoMicros(text: string): Micros | null {
   const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/i.exec(text.trim());

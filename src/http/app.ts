@@ -51,6 +51,22 @@ export function errorMiddleware(logger: Logger): Koa.Middleware {
   };
 }
 
+/**
+ * The routers' answer to a method its matched path does not take, as a contract error: 405
+ * `method_not_allowed` with the `Allow` header, for a known method (PUT) and for one the router
+ * does not implement at all (TRACE, QUERY), which it would otherwise answer with an empty 501, a
+ * server error for what is the caller's mistake.
+ */
+function methodNotAllowed(): Koa.Middleware {
+  return async (ctx, next) => {
+    await next();
+    if ((ctx.status === 405 || ctx.status === 501) && ctx.body == null) {
+      const allow = ctx.response.get('Allow');
+      throw new TdxError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}${allow ? `; allowed: ${allow}` : ''}.`);
+    }
+  };
+}
+
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
   app.proxy = true;
@@ -83,6 +99,7 @@ export function createApp(deps: AppDeps): Koa {
     ctx.body = { status: ready ? 'ready' : 'not_ready', checks: results };
   });
   app.use(health.routes());
+  app.use(methodNotAllowed());
   for (const r of deps.routers ?? []) {
     app.use(r.routes());
     app.use(r.allowedMethods());

@@ -32,6 +32,7 @@ import type {
 } from '../../domain/records-query.ts';
 import type { AcknowledgmentStatus, LogLevel, Micros, ResultRecord, TransactionStatus } from '../../domain/records.ts';
 import { retentionCutoff } from '../../domain/retention.ts';
+import { clampMicros } from '../../domain/records.ts';
 import { qualify, type ClickHouseHandle } from './client.ts';
 import { FEED_WATERMARK } from './materialize.ts';
 
@@ -117,7 +118,8 @@ const TRACE_SLACK_US = 3_600_000_000;
 export function traceFloor(trace: string): Micros | null {
   const m = /^([0-9a-f]{8})-([0-9a-f]{4})-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i.exec(trace);
   if (!m) return null;
-  return parseInt(`${m[1]}${m[2]}`, 16) * 1000 - TRACE_SLACK_US;
+  // any GUID is accepted as a filter: one dated past the span of stored records finds none
+  return clampMicros(parseInt(`${m[1]}${m[2]}`, 16) * 1000 - TRACE_SLACK_US);
 }
 
 export interface ClickHouseRecordListsOptions {

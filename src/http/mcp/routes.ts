@@ -38,6 +38,8 @@ export function registerMcpRoute(router: Router, reader: RecordsReader, version:
         '400': { description: 'not a JSON-RPC message', content: { 'application/json': { schema: { type: 'object' } } } },
         '401': { description: 'unauthorized', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
         '406': { description: 'the client does not accept application/json and text/event-stream', content: { 'application/json': { schema: { type: 'object' } } } },
+        '413': { description: 'the JSON-RPC message is larger than the transport takes', content: { 'application/json': { schema: { type: 'object' } } } },
+        '415': { description: 'the body is not sent as application/json', content: { 'application/json': { schema: { type: 'object' } } } },
         '429': { description: 'rate_limited', headers: { 'Retry-After': { schema: { type: 'integer' } } }, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
       },
     },

@@ -27,7 +27,7 @@ const notFound = (reason: string): Json => ({ '404': errorResponse(`not_found wi
 
 const q = (name: string, description: string, schema: Json = str): Json => ({ name, in: 'query', required: false, description, schema });
 const LIMIT = q('limit', 'page size, 1 to 100', { type: 'integer', minimum: 1, maximum: 100, default: 50 });
-const CURSOR = q('cursor', 'nextCursor of the previous page, unchanged');
+const CURSOR = q('cursor', 'nextCursor of the previous page, unchanged', { type: 'string', minLength: 1 });
 const idParam = (name = 'id'): Json => ({ name, in: 'path', required: true, schema: str });
 
 function list(summary: string, arrayName: string, item: string, extra: Json[] = []): Json {

@@ -102,7 +102,7 @@ const openObj = { type: 'object' };
 const errorResponse = (description: string): Json => ({ description, content: { 'application/json': { schema: ref('Error') } } });
 const q = (name: string, description: string, schema: Json = str): Json => ({ name, in: 'query', required: false, description, schema });
 const LIMIT = q('limit', 'page size, 1 to 100', { type: 'integer', minimum: 1, maximum: 100, default: 50 });
-const CURSOR = q('cursor', 'nextCursor of the previous page, unchanged, with the same filters');
+const CURSOR = q('cursor', 'nextCursor of the previous page, unchanged, with the same filters', { type: 'string', minLength: 1 });
 const path = (name: string, description: string): Json => ({ name, in: 'path', required: true, description, schema: str });
 const jsonOk = (description: string, schema: Json): Json => ({ description, content: { 'application/json': { schema } } });
 const E400 = errorResponse('invalid_parameter (the message names the parameter) or missing_parameter');

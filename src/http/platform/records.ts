@@ -24,6 +24,7 @@ import {
   ACKNOWLEDGMENT_STATUSES,
   RESULT_STATUSES,
   TRANSACTION_STATUSES,
+  clampMicros,
   parseIsoMicros,
   type ArtifactPointer,
   type ArtifactRecord,
@@ -111,7 +112,8 @@ function timestamp(q: QueryParams, name: string): Micros | undefined {
   if (v === undefined) return undefined;
   const us = parseIsoMicros(v);
   if (us === null) throw errors.invalidParameter(name, `Query parameter "${name}" must be an ISO 8601 timestamp with a time zone, such as 2026-03-01T10:00:00Z; got "${v}".`);
-  return us;
+  // a bound before 1900 or after 2254 selects what the span's edge selects (domain/records.ts)
+  return clampMicros(us);
 }
 
 function nonEmpty(q: QueryParams, name: string): string | undefined {

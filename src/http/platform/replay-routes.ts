@@ -44,7 +44,7 @@ export function registerReplayRoutes(router: Router, deps: ReplayRouteDeps): voi
     const id = (ctx['params'] as Record<string, string | undefined>)['id'] ?? '';
     const t = isWellFormedId(id) ? await deps.transactions.get(auth.organizationId, id) : null;
     if (!t || (deps.retentionSeconds !== undefined && agedOut(t.createdAt, now(), deps.retentionSeconds))) {
-      throw errors.notFound('edi_transaction', `No EDI transaction with id "${id}" (it may never have existed, or aged out).`);
+      throw errors.notFound('transaction', `No EDI transaction with id "${id}" (it may never have existed, or aged out).`);
     }
     const plan = planReplay(await replayFacts(deps, kind, t));
     if (plan instanceof Error) throw plan;

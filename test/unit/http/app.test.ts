@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
+import { request } from 'node:http';
 import Router from '@koa/router';
 import { pino } from 'pino';
 import { createApp } from '../../../src/http/app.ts';
@@ -79,6 +80,35 @@ describe('createApp', () => {
       const res = await fetch(`${s.url}/platform/nothing`);
       expect(res.status).toBe(404);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('not_found');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('answers a method a path does not take, known or not (TRACE), with 405 method_not_allowed and Allow, never 501', async () => {
+    const r = new Router();
+    r.get('/things/:id', (ctx) => {
+      ctx.body = { id: ctx.params['id'] };
+    });
+    const s = await serve([r]);
+    try {
+      for (const method of ['PUT', 'DELETE', 'PATCH', 'TRACE', 'QUERY', 'PROPFIND']) {
+        // node:http, since fetch refuses TRACE
+        const res = await new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
+          const req = request(`${s.url}/things/1`, { method }, (m) => {
+            let body = '';
+            m.on('data', (c: Buffer) => (body += c.toString()));
+            m.on('end', () => resolve({ status: m.statusCode ?? 0, headers: m.headers, body }));
+          });
+          req.on('error', reject);
+          req.end();
+        });
+        expect(res.status, method).toBe(405);
+        expect(res.headers['allow'], method).toMatch(/GET/);
+        expect(res.headers['content-type'], method).toMatch(/^application\/json/);
+        expect(JSON.parse(res.body), method).toEqual({ error: { message: expect.stringContaining(`${method} is not allowed on /things/1`) as string, code: 'method_not_allowed' } });
+      }
+      expect((await fetch(`${s.url}/things/1`)).status).toBe(200);
     } finally {
       await s.close();
     }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { traceFloor, windows } from '../../../../src/adapters/clickhouse/records-store.ts';
+import { LATEST_MICROS } from '../../../../src/domain/records.ts';
 
 const H = 3_600_000_000;
 const take = <T>(g: Iterable<T>, n = 20): T[] => {
@@ -51,5 +52,8 @@ describe('trace floor', () => {
     expect(traceFloor('019a2b3c-4d5e-7abc-8def-0123456789ab')).toBe(0x019a2b3c4d5e * 1000 - 3_600_000_000);
     expect(traceFloor('019a2b3c-4d5e-8abc-8def-0123456789ab')).toBeNull();
     expect(traceFloor('not-a-trace')).toBeNull();
+    // a GUID dated past 2^53 microseconds (the year 10889) is held at the end of the stored span
+    expect(traceFloor('ffffffff-ffff-7fff-bfff-ffffffffffff')).toBe(LATEST_MICROS);
+    expect(traceFloor('00000000-0000-7000-8000-000000000000')).toBe(-3_600_000_000);
   });
 });

@@ -13,7 +13,7 @@ import { createPlatformRouter } from '../../../../src/http/platform/router.ts';
 import { openApiDocument } from '../../../../src/http/platform/openapi.ts';
 import { createLogger } from '../../../../src/logger.ts';
 import { x12ImplementationEngine } from '../../../../src/domain/x12-implementation-engine.ts';
-import type { ArtifactRecord, ResultRecord } from '../../../../src/domain/records.ts';
+import { EARLIEST_MICROS, LATEST_MICROS, type ArtifactRecord, type ResultRecord } from '../../../../src/domain/records.ts';
 import type { FeedFilters, Position, RecordLists, ResultScanRow } from '../../../../src/domain/records-query.ts';
 import { FakeConfig, FakeOrgs, FakeRateLimits } from './fakes.ts';
 
@@ -206,6 +206,24 @@ describe('feed', () => {
     const ahead = harness({ watermark: now, now });
     await ahead.reader.feed(me, { partner: 'Acme', since: '2026-03-01T00:00:00Z' });
     expect(ahead.calls.feed[0]).toMatchObject({ bound: now - 2_000_000, since: Date.parse('2026-03-01T00:00:00Z') * 1000, filters: { partner: 'Acme' } });
+  });
+
+  it('takes a since before 1900 or after 2254 (valid ISO 8601) as the edge of the stored span, never an unsafe integer', async () => {
+    for (const [since, expected] of [
+      ['0594-04-27T07:52:58.4Z', EARLIEST_MICROS],
+      ['1010-07-25T09:42:03.0Z', EARLIEST_MICROS],
+      ['2977-08-14T16:06:21.8-08:00', LATEST_MICROS],
+      ['9999-12-31T23:59:59Z', LATEST_MICROS],
+    ] as const) {
+      const { reader, calls } = harness({ watermark: 1 });
+      const page = await reader.feed(me, { since });
+      expect(calls.feed[0]!.since, since).toBe(expected);
+      expect(Number.isSafeInteger(calls.feed[0]!.since), since).toBe(true);
+      expect(page['feedEntries']).toEqual([]);
+    }
+    const { reader, calls } = harness({ watermark: 1 });
+    await reader.feed(me, { since: '2026-03-01T00:00:00.123456Z' });
+    expect(calls.feed[0]!.since).toBe(Date.parse('2026-03-01T00:00:00Z') * 1000 + 123_456);
   });
 
   it('keeps a high-water mark in nextCursor even on an empty page, and refuses sandbox keys', async () => {
