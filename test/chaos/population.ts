@@ -7,9 +7,9 @@
  *   files and large interchanges, submitted through the partner EDI endpoint.
  * - POLL: inbound 850s delivered by polling (the feed), with our 997 back to the partner over
  *   SFTP; single-set files and large interchanges through the API.
- * - OUT: outbound 810s from the organization's JSON (mapped, validated, written, uploaded over
- *   SFTP), one document or a batch of ten per submission; the partner answers each interchange
- *   with a 997 through its EDI endpoint.
+ * - OUT: outbound 810s from the organization's JSON (validated against the demo 810
+ *   implementation, written, uploaded over SFTP), one document or a batch of ten per submission;
+ *   the partner answers each interchange with a 997 through its EDI endpoint.
  */
 import type { ConfigDocument } from '../../src/domain/configuration.ts';
 import { interchange, po850 } from '../integration/pipeline/support.ts';
@@ -63,9 +63,29 @@ export interface Population {
 export const SENDER: Record<PartnerKey, string> = { HOOK: 'HOOKSIDE', POLL: 'POLLSIDE', OUT: 'OUTSIDE' };
 export const US = 'CHAOSUS';
 
-/** An ERP invoice (the demo source's shape). */
+/**
+ * An 810 in the implementation's JSON shape (no mapping: an array of them is a batch, one set
+ * per element, in one interchange).
+ */
 function invoice(n: string): Record<string, unknown> {
-  return { invoiceNumber: n, invoiceDate: '2026-03-05', orderNumber: `PO-${n}`, total: 25, lines: [{ sku: 'WIDGET-1', quantity: 10, unitPrice: 2.5 }] };
+  return {
+    heading: { beginning_segment_for_invoice_BIG: { date_01: '2026-03-05', invoice_number_02: n, purchase_order_number_04: `PO-${n}` } },
+    detail: {
+      baseline_item_data_invoice_IT1_loop: [
+        {
+          baseline_item_data_invoice_IT1: {
+            assigned_identification_01: '1',
+            quantity_invoiced_02: 10,
+            unit_or_basis_for_measurement_code_03: 'EA',
+            unit_price_04: 2.5,
+            product_service_id_qualifier_06: 'VN',
+            product_service_id_07: 'WIDGET-1',
+          },
+        },
+      ],
+    },
+    summary: { total_monetary_value_summary_TDS: { amount_01: 25 }, transaction_totals_CTT: { number_of_line_items_01: 1 } },
+  };
 }
 
 function shuffle<T>(list: T[], random: () => number): T[] {
@@ -135,8 +155,6 @@ export function configuration(opts: {
   demo: ConfigDocument;
 }): ConfigDocument {
   const demoImpl = opts.demo.implementations!.find((i) => i.name === 'demo-810-outbound')!;
-  const demoMapping = opts.demo.mappings!.find((m) => m.name === 'demo-erp-to-810')!;
-  const demoSource = opts.demo.sources!.find((s) => s.name === 'erp-invoice')!;
   const external = (k: PartnerKey) => ({ name: `${k.toLowerCase()}-ext`, external: true, interchangeExtid: SENDER[k], interchangeExtidQualifier: 'ZZ', applicationCode: SENDER[k] });
   return {
     envelopes: [{ name: 'us', external: false, interchangeExtid: US, interchangeExtidQualifier: 'ZZ', applicationCode: US }, external('HOOK'), external('POLL'), external('OUT')],
@@ -145,9 +163,7 @@ export function configuration(opts: {
       { name: 'out-sftp', kind: 'sftp', ...opts.sftp, inboundDirectory: opts.dirs.outIn, outboundDirectory: opts.dirs.outOut },
     ],
     webhooks: [{ name: 'hook-in', kind: 'standard', url: `${opts.webhookUrl}/hook`, contentType: 'application/json', signingSecret: opts.secret }],
-    sources: [demoSource],
     implementations: [demoImpl, { name: 'po-850', version: '1', status: 'published', transactionSet: { identifier: '850', release: '004010' }, definition: { base: true } }],
-    mappings: [demoMapping],
     partners: [
       {
         key: 'HOOK',
@@ -178,7 +194,7 @@ export function configuration(opts: {
         connection: 'out-sftp',
         frequency: 0,
         envelopes: { internal: 'us', external: 'out-ext' },
-        transactionSets: [{ transactionSetIdentifier: '810', release: '004010', direction: 'outbound', usageIndicator: 'P', implementation: 'demo-810-outbound', mapping: 'demo-erp-to-810' }],
+        transactionSets: [{ transactionSetIdentifier: '810', release: '004010', direction: 'outbound', usageIndicator: 'P', implementation: 'demo-810-outbound' }],
       },
     ],
   };

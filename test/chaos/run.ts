@@ -183,7 +183,7 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
     procs.push(
       spec('api+materializer', ['api', 'materializer']),
       spec('scheduler', ['scheduler']),
-      spec('ingest', ['node:partner_endpoint', 'node:x12_split']),
+      spec('ingest', ['node:partner_endpoint', 'node:sftp_fetch', 'node:x12_split']),
       spec('transform', ['node:mapping', 'node:validation']),
       spec('deliver', ['node:webhook', 'node:feed']),
       spec('outbound', ['node:x12_write', 'node:ack_generate', 'node:sftp_upload']),
@@ -296,7 +296,12 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
         fail('other', `the pipeline did not settle within ${Math.round((opts.settleTimeoutMs ?? 900_000) / 1000)} s: ${open.size} traces still open`);
         break;
       }
-      say(`chaos: settling: ${open.size} traces open, ${kills.length} kills (${since()} s)`);
+      const sample = [...open].slice(0, 2).map((t) => {
+        const item = [...accepted.values()].find((a) => a.trace === t)?.item;
+        const txs = txsOf.get(t) ?? [];
+        return `${item?.id ?? 'a 997 from OUT'} ${t}: ${txs.length} transactions ${[...new Set(txs.map((x) => `${statusOf(x)}/${x.acknowledgmentStatus ?? '-'}`))].join(',')}`;
+      });
+      say(`chaos: settling: ${open.size} traces open, ${kills.length} kills (${since()} s); e.g. ${sample.join('; ')}`);
       await sleep(3_000);
     }
     killing = false;
