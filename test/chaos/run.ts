@@ -168,7 +168,17 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
   let feedTopic: FeedTopic | undefined;
   let admin: Admin | undefined;
   try {
-    await migrate(iso.env);
+    // the migrations are idempotent: a shared Cassandra busy with other work may time out once
+    for (let i = 1; ; i++) {
+      try {
+        await migrate(iso.env);
+        break;
+      } catch (err) {
+        if (i >= 3) throw err;
+        say(`chaos: migrate failed (${(err as Error).message.split('\n').at(-1) ?? ''}); again`);
+        await sleep(5_000);
+      }
+    }
     const demo = parse(readFileSync(path.join(ROOT, 'deploy/demo/config.yaml'), 'utf8')) as ConfigDocument;
     const cql = await reader.cassandra();
     const orgs = new CassandraOrganizationStore(cql);
