@@ -465,10 +465,28 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
       await ch.client.query({ query: `SELECT trace_guid, count() AS n, uniqExact(id) AS ids FROM ${qualify(ch.database, 'results')} FINAL WHERE org_id = {org:String} GROUP BY trace_guid`, query_params: { org }, format: 'JSONEachRow' })
     ).json<{ trace_guid: string; n: string | number; ids: string | number }>();
     const chResultsBy = new Map(chResults.map((r) => [r.trace_guid, Number(r.n)]));
+    let explained = 0;
     await pool([...txsOf.keys()], 8, async (trace) => {
       const rs = await stores.results.byTrace(org, trace);
       const n = chResultsBy.get(trace) ?? 0;
-      if (n !== rs.length) fail(n < rs.length ? 'lost' : 'duplicated', `trace ${trace}: ${rs.length} results in Cassandra, ${n} in ClickHouse`, Math.abs(rs.length - n));
+      if (n === rs.length) return;
+      let why = '';
+      if (explained++ < 5) {
+        // which rows differ: an id Cassandra does not have, or one id in several rows
+        const rows = await (
+          await ch.client.query({
+            query: `SELECT id, service, created_at, version FROM ${qualify(ch.database, 'results')} FINAL WHERE org_id = {org:String} AND trace_guid = {trace:String}`,
+            query_params: { org, trace },
+            format: 'JSONEachRow',
+          })
+        ).json<{ id: string; service: string; created_at: string; version: string }>();
+        const inCassandra = new Map(rs.map((r) => [r.id, r]));
+        const perId = new Map<string, number>();
+        for (const r of rows) perId.set(r.id, (perId.get(r.id) ?? 0) + 1);
+        const odd = rows.filter((r) => !inCassandra.has(r.id) || (perId.get(r.id) ?? 0) > 1);
+        why = `: ${odd.map((r) => `${r.service} ${r.id} created ${r.created_at} v${r.version}${inCassandra.has(r.id) ? ` (Cassandra: created ${inCassandra.get(r.id)!.createdAt})` : ' (not in Cassandra)'}`).join('; ')}`;
+      }
+      fail(n < rs.length ? 'lost' : 'duplicated', `trace ${trace}: ${rs.length} results in Cassandra, ${n} in ClickHouse${why}`, Math.abs(rs.length - n));
     });
     const chFeed = await (
       await ch.client.query({ query: `SELECT count() AS n, uniqExact(id) AS ids FROM ${qualify(ch.database, 'feed_entries')} FINAL WHERE org_id = {org:String}`, query_params: { org }, format: 'JSONEachRow' })

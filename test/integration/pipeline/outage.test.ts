@@ -24,6 +24,7 @@ class CutProxy {
   ) {}
 
   async open(): Promise<void> {
+    if (this.server) return;
     const server = net.createServer((client) => {
       const upstream = net.connect(this.targetPort, this.host);
       for (const s of [client, upstream]) {
@@ -37,7 +38,13 @@ class CutProxy {
       client.pipe(upstream).pipe(client);
     });
     this.server = server;
-    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
     this.port = (server.address() as net.AddressInfo).port;
   }
 
