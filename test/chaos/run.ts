@@ -492,6 +492,12 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
       await ch.client.query({ query: `SELECT count() AS n, uniqExact(id) AS ids FROM ${qualify(ch.database, 'feed_entries')} FINAL WHERE org_id = {org:String}`, query_params: { org }, format: 'JSONEachRow' })
     ).json<{ n: string | number; ids: string | number }>();
     if (Number(chFeed[0]?.n) !== Number(chFeed[0]?.ids)) fail('duplicated', `ClickHouse feed_entries: ${chFeed[0]?.n} rows for ${chFeed[0]?.ids} ids`);
+    for (const table of ['results', 'logs'] as const) {
+      const [row] = await (
+        await ch.client.query({ query: `SELECT count() AS n, uniqExact(id) AS ids FROM ${qualify(ch.database, table)} FINAL WHERE org_id = {org:String}`, query_params: { org }, format: 'JSONEachRow' })
+      ).json<{ n: string | number; ids: string | number }>();
+      if (Number(row?.n) !== Number(row?.ids)) fail('duplicated', `ClickHouse ${table}: ${row?.n} rows for ${row?.ids} ids`, Number(row?.n) - Number(row?.ids));
+    }
 
     const documents: Record<string, number> = {};
     for (const t of allTx) documents[`${t.partnerKey} ${t.direction} ${t.transactionSetIdentifier}`] = (documents[`${t.partnerKey} ${t.direction} ${t.transactionSetIdentifier}`] ?? 0) + 1;
