@@ -3,8 +3,8 @@ import { defineConfig } from 'vitest/config';
 // TEST_MODE selects the collection: `unit` (no services) or `integration` (the real stack,
 // started by test/integration/global-setup.ts when it is not running). Unset runs both.
 const mode = process.env['TEST_MODE'] ?? 'all';
-if (!['unit', 'integration', 'all'].includes(mode)) {
-  throw new Error(`TEST_MODE must be unit, integration or all, got "${mode}"`);
+if (!['unit', 'integration', 'all', 'chaos'].includes(mode)) {
+  throw new Error(`TEST_MODE must be unit, integration, all or chaos, got "${mode}"`);
 }
 
 const unit = {
@@ -22,9 +22,15 @@ const integration = {
   },
 };
 
+// `chaos` (npm run chaos) is never part of `all`: the full run takes many minutes.
+const chaos = {
+  extends: true as const,
+  test: { name: 'chaos', include: ['test/chaos/**/*.test.ts'], globalSetup: ['test/integration/global-setup.ts'], testTimeout: 4 * 3600_000, hookTimeout: 600_000 },
+};
+
 export default defineConfig({
   test: {
-    projects: mode === 'unit' ? [unit] : mode === 'integration' ? [integration] : [unit, integration],
+    projects: mode === 'unit' ? [unit] : mode === 'integration' ? [integration] : mode === 'chaos' ? [chaos] : [unit, integration],
     reporters: ['default'],
   },
 });

@@ -211,6 +211,8 @@ export interface FailureInput {
   readonly errors?: readonly string[];
   readonly direction: 'inbound' | 'outbound';
   readonly at: Micros;
+  /** Time of the error log entry. @default at */
+  readonly logAt?: Micros;
   readonly detail?: ResultDetail;
   readonly artifacts?: readonly ArtifactPointer[];
   readonly warnings?: readonly WarningRecord[];
@@ -253,7 +255,7 @@ export function failure(ctx: StepContext, input: FailureInput): Effects {
       roles: { errored: { resultId: r.id, nodeName: r.nodeName, artifact: null } },
     });
   }
-  e.logs.push(log(ctx, r.id, 0, 'error', input.message, input.at));
+  e.logs.push(log(ctx, r.id, 0, 'error', input.message, input.logAt ?? input.at));
   const fr = feedRequest(r, m.direction, { setsDeliveredAt: false });
   if (fr) e.feed.push(fr);
   if (input.notify !== false) {

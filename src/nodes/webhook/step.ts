@@ -50,6 +50,19 @@ export function attemptOf(m: StageMessage): number {
   return Number.isInteger(n) && n >= 1 ? n : 1;
 }
 
+/**
+ * When the delivery was first taken up (retries carry it in `params.deliveryStartedAt`): the
+ * result of every attempt is written as of it. A delivery's result id is the same on every
+ * attempt, so an earlier attempt run again after its retry was scheduled (a redelivered work
+ * item) must write the same row, time included; a result written at two times would be two rows
+ * in the time-ordered projections.
+ */
+export function startedAtOf(ctx: StepContext): Micros {
+  const v = ctx.message.params['deliveryStartedAt'];
+  const n = v === undefined ? Number.NaN : Number(v);
+  return Number.isSafeInteger(n) && n > 0 ? n : ctx.now;
+}
+
 /** The result a call is about: the delivered result, or the result a notification reports. */
 export function aboutResultId(m: StageMessage): string {
   return m.inputResultId ?? m.id;
@@ -118,7 +131,7 @@ export function called(ctx: StepContext, f: CallFacts): Effects {
     }
     const doc = f.document ?? deliveredDocument(ctx);
     if (!doc) return notDelivered(ctx, 'No document reached the webhook delivery step.', f.webhook.url);
-    return deliveredInbound(ctx, doc, { direction: 'outbound', at: ctx.now, detail: { webhook: { url: f.webhook.url, statusCode: o.statusCode } } });
+    return deliveredInbound(ctx, doc, { direction: 'outbound', at: startedAtOf(ctx), detail: { webhook: { url: f.webhook.url, statusCode: o.statusCode } } });
   }
   if (o.kind === 'retryable') {
     const delay = nextWebhookDelayMs(f.attempt, o.retryAfterMs);
@@ -130,7 +143,7 @@ export function called(ctx: StepContext, f: CallFacts): Effects {
       e.logs.push(log(logCtx, m.id, 0, 'warn', `${what} to ${f.webhook.url} failed (attempt ${f.attempt} of ${WEBHOOK_MAX_ATTEMPTS}): ${o.reason}; trying again in ${formatSeconds(delay)}${asked}.`));
       const dueAt = f.endedAt + delay * 1000;
       e.later.push({
-        message: { ...m, id: retryWorkId(m.id, next), createdAt: dueAt, params: { ...m.params, deliveryAttempt: String(next) } },
+        message: { ...m, id: retryWorkId(m.id, next), createdAt: dueAt, params: { ...m.params, deliveryAttempt: String(next), deliveryStartedAt: String(startedAtOf(ctx)) } },
         dueAt,
         reason: 'webhook_retry',
       });
@@ -164,12 +177,13 @@ function failed(ctx: StepContext, message: string, detail: Record<string, unknow
       transactionId: m.transactionId,
       message,
       direction: 'outbound',
-      at: ctx.now,
+      at: startedAtOf(ctx),
+      logAt: ctx.now,
       detail,
       notify: false,
     });
   }
-  return failure(ctx, { transactionId: m.transactionId, message, direction: 'outbound', at: ctx.now, detail, artifacts: m.artifacts });
+  return failure(ctx, { transactionId: m.transactionId, message, direction: 'outbound', at: startedAtOf(ctx), logAt: ctx.now, detail, artifacts: m.artifacts });
 }
 
 function formatSeconds(ms: number): string {

@@ -186,3 +186,28 @@ describe('webhook step: outcomes', () => {
     expect(other.results[0]!.id).not.toBe(bad.results[0]!.id);
   });
 });
+
+describe('webhook step: one delivery, one result time', () => {
+  it('every attempt writes its result as of the first attempt, so a re-run earlier attempt rewrites the same row', () => {
+    // attempt 1 fails and schedules attempt 2, which carries the first attempt's time
+    const first = called(ctx(), { webhook: hook, attempt: 1, outcome: { kind: 'retryable', statusCode: 500, reason: 'status 500' }, endedAt: T0 + 1_000, document: doc });
+    const retry = first.later[0]!.message;
+    expect(retry.params).toMatchObject({ deliveryAttempt: '2', deliveryStartedAt: String(T0) });
+    // attempt 2, taken up 25 s later, succeeds: its result is dated as of the first attempt
+    const later = T0 + 25_000_000;
+    const second = called({ ...ctx(retry), now: later }, { webhook: hook, attempt: 2, outcome: { kind: 'delivered', statusCode: 200 }, endedAt: later + 1_000, document: doc });
+    // attempt 1 delivered again (its offset was not committed) succeeds this time: the same row
+    const again = called(ctx(), { webhook: hook, attempt: 1, outcome: { kind: 'delivered', statusCode: 200 }, endedAt: T0 + 2_000, document: doc });
+    expect(second.results[0]!.id).toBe(again.results[0]!.id);
+    expect(second.results[0]!.createdAt).toBe(T0);
+    expect(again.results[0]!.createdAt).toBe(T0);
+    // a later retry passes the same time on; its own warning keeps the time of its own call
+    const third = called({ ...ctx(retry), now: later }, { webhook: hook, attempt: 2, outcome: { kind: 'retryable', statusCode: 503, reason: 'status 503' }, endedAt: later + 1_000, document: doc });
+    expect(third.later[0]!.message.params).toMatchObject({ deliveryAttempt: '3', deliveryStartedAt: String(T0) });
+    expect(third.logs[0]!.createdAt).toBe(later);
+    // the final failure: the result as of the first attempt, its error log entry at its own time
+    const last = called({ ...ctx({ ...retry, params: { ...retry.params, deliveryAttempt: '6' } }), now: later }, { webhook: hook, attempt: 6, outcome: { kind: 'retryable', reason: 'status 500', statusCode: 500 }, endedAt: later + 1_000, document: doc });
+    expect(last.results[0]).toMatchObject({ id: again.results[0]!.id, status: 'error', createdAt: T0 });
+    expect(last.logs.find((l) => l.level === 'error')!.createdAt).toBe(later);
+  });
+});
