@@ -229,8 +229,10 @@ describe('two scheduler processes polling one connection', () => {
     const pollsBy = (s: Scheduler): number => s.events.filter((e) => e['event'] === 'sftp:poll:done' && e['connectionId'] === two).length;
     console.log(`two schedulers: process A fetched ${fetchedBy(a)} in ${pollsBy(a)} polls, process B ${fetchedBy(b)} in ${pollsBy(b)} polls`);
     expect(fetchedBy(a) + fetchedBy(b)).toBe(files);
-    expect(pollsBy(a)).toBeGreaterThan(0);
-    expect(pollsBy(b)).toBeGreaterThan(0);
+    // Both replicas run the polling job (awaited above) and contend for each poll's lease; which
+    // one wins is up to timing, and one replica may win every time. What must hold is that the
+    // files were fetched once between them, over several polls.
+    expect(pollsBy(a) + pollsBy(b)).toBeGreaterThan(1);
     const state = await polls.pollState(p.org, two);
     expect(state!.filesFetched).toBe(files);
     } finally {
