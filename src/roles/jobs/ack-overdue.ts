@@ -9,7 +9,6 @@
  * idempotent (ids from the deadline), so a handover between replicas mid-tick at worst repeats
  * the same log entry and notification.
  */
-import { newId } from '../../domain/ids.ts';
 import type { AcknowledgmentDeadline, SchedulerLeaseStore } from '../../domain/processing-ports.ts';
 import type { Micros } from '../../domain/records.ts';
 import type { Logger } from '../../logger.ts';
@@ -18,6 +17,7 @@ import { applyEffects, mapLimit } from '../../nodes/runtime.ts';
 import { effects, mergeEffects } from '../../nodes/step.ts';
 import { overdue } from '../../nodes/overdue.ts';
 import type { SchedulerJob } from '../scheduler.ts';
+import { leasedIntervalJob } from './leased-job.ts';
 
 export const ACK_OVERDUE_JOB = 'ack_overdue';
 /** How far back each tick looks again, for deadlines noted after they were due. */
@@ -58,40 +58,13 @@ export async function reportOverdue(deps: NodeDeps, leases: SchedulerLeaseStore,
 }
 
 export function ackOverdueJob(deps: NodeDeps, opts: AckOverdueOptions): SchedulerJob {
-  const holder = newId();
-  const ttlSeconds = Math.max(10, Math.ceil((opts.intervalMs * 3) / 1000));
-  const log = opts.logger.child({ job: ACK_OVERDUE_JOB });
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let stopped = false;
-  const tick = async (): Promise<void> => {
-    try {
-      if (!(await opts.leases.hold(ACK_OVERDUE_JOB, holder, ttlSeconds))) return;
+  return leasedIntervalJob(
+    ACK_OVERDUE_JOB,
+    opts,
+    async (log) => {
       const n = await reportOverdue(deps, opts.leases, deps.wallClock());
       if (n > 0) log.info({ event: 'scheduler:ack_overdue:reported', count: n }, 'overdue acknowledgments reported');
-    } catch (err) {
-      log.warn({ event: 'scheduler:ack_overdue:failed', err }, 'overdue acknowledgment check failed; trying again next tick');
-    }
-  };
-  const schedule = (): void => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = tick().finally(schedule);
-    }, opts.intervalMs);
-    timer.unref();
-  };
-  return {
-    name: ACK_OVERDUE_JOB,
-    start: () => {
-      stopped = false;
-      running = tick().finally(schedule);
-      return Promise.resolve();
     },
-    stop: async () => {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-      await opts.leases.release(ACK_OVERDUE_JOB, holder).catch(() => undefined);
-    },
-  };
+    { event: 'scheduler:ack_overdue:failed', message: 'overdue acknowledgment check failed; trying again next tick' },
+  );
 }

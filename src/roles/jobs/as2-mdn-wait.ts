@@ -9,7 +9,6 @@
  * is idempotent (its ids and time come from the message and the deadline), so a handover
  * between replicas in the middle of a tick repeats the same rows.
  */
-import { newId } from '../../domain/ids.ts';
 import type { As2ReceiptOutcome } from '../../domain/as2-delivery.ts';
 import type { SchedulerLeaseStore } from '../../domain/processing-ports.ts';
 import type { Micros } from '../../domain/records.ts';
@@ -17,6 +16,7 @@ import type { Logger } from '../../logger.ts';
 import type { As2AwaitedMdnStore } from '../../adapters/as2/pipeline.ts';
 import type { StageMessage } from '../../wire/stage.v1.ts';
 import type { SchedulerJob } from '../scheduler.ts';
+import { leasedIntervalJob } from './leased-job.ts';
 
 export const AS2_MDN_WAIT_JOB = 'as2_mdn_wait';
 const LOOKBACK_US = 10 * 60 * 1_000_000;
@@ -60,40 +60,13 @@ export async function endOverdueWaits(opts: Omit<As2MdnWaitOptions, 'intervalMs'
 }
 
 export function as2MdnWaitJob(opts: As2MdnWaitOptions): SchedulerJob {
-  const holder = newId();
-  const ttlSeconds = Math.max(10, Math.ceil((opts.intervalMs * 3) / 1000));
-  const log = opts.logger.child({ job: AS2_MDN_WAIT_JOB });
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let stopped = false;
-  const tick = async (): Promise<void> => {
-    try {
-      if (!(await opts.leases.hold(AS2_MDN_WAIT_JOB, holder, ttlSeconds))) return;
+  return leasedIntervalJob(
+    AS2_MDN_WAIT_JOB,
+    opts,
+    async (log) => {
       const n = await endOverdueWaits(opts, opts.now());
       if (n > 0) log.info({ event: 'scheduler:as2_mdn_wait:failed', count: n }, 'AS2 deliveries without a receipt in time failed');
-    } catch (err) {
-      log.warn({ event: 'scheduler:as2_mdn_wait:error', err }, 'AS2 receipt wait check failed; trying again next tick');
-    }
-  };
-  const schedule = (): void => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = tick().finally(schedule);
-    }, opts.intervalMs);
-    timer.unref();
-  };
-  return {
-    name: AS2_MDN_WAIT_JOB,
-    start: () => {
-      stopped = false;
-      running = tick().finally(schedule);
-      return Promise.resolve();
     },
-    stop: async () => {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-      await opts.leases.release(AS2_MDN_WAIT_JOB, holder).catch(() => undefined);
-    },
-  };
+    { event: 'scheduler:as2_mdn_wait:error', message: 'AS2 receipt wait check failed; trying again next tick' },
+  );
 }
