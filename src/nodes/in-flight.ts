@@ -117,7 +117,8 @@ export function inFlightNode(service: NodeService, deps: NodeDeps, handleOne: It
     async handle(items, batch): Promise<void | HandleOutcome> {
       sweep();
       const fresh = items.filter((i) => !entries.has(i.message.id) || entries.get(i.message.id)!.phase === 'failed');
-      const clocks = fresh.length > 0 ? await deps.ledger.clocks(fresh.map((i) => i.message.id), deps.wallClock()) : new Map<string, Micros>();
+      const clocks = fresh.length > 0 ? await deps.ledger.clocks(
+        fresh.map((i) => i.message), deps.wallClock()) : new Map<string, Micros>();
       for (const item of fresh) {
         const id = item.message.id;
         const known = entries.get(id);
@@ -147,7 +148,7 @@ export function inFlightNode(service: NodeService, deps: NodeDeps, handleOne: It
       const reason = err instanceof Error ? err.message : String(err);
       const open = items.filter((i) => entries.get(i.message.id)?.phase !== 'done');
       const clocks = await deps.ledger.clocks(
-        open.map((i) => i.message.id),
+        open.map((i) => i.message),
         deps.wallClock(),
       );
       const all = effects();

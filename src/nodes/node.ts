@@ -90,7 +90,7 @@ export function perItemNode(service: NodeService, deps: NodeDeps, handleOne: Ite
     service,
     async handle(items, batch) {
       const clocks = await deps.ledger.clocks(
-        items.map((i) => i.message.id),
+        items.map((i) => i.message),
         deps.wallClock(),
       );
       let pending = effects();
@@ -123,7 +123,7 @@ export function perItemNode(service: NodeService, deps: NodeDeps, handleOne: Ite
     async giveUp(items, err, attempts) {
       const reason = err instanceof Error ? err.message : String(err);
       const clocks = await deps.ledger.clocks(
-        items.map((i) => i.message.id),
+        items.map((i) => i.message),
         deps.wallClock(),
       );
       const all = effects();

@@ -56,9 +56,15 @@ export interface ConfigView {
  * The clock of each work item: the first time it was taken up. A redelivered item gets the
  * time recorded on its first run, so the rows it rewrites keep their times.
  */
+/** A work item as the step ledger knows it: its id, and the trace it belongs to. */
+export interface WorkRef {
+  readonly id: string;
+  readonly traceGuid: string;
+}
+
 export interface StepLedger {
-  /** For each work item id, its recorded start time, recording `now` for those seen first. */
-  clocks(ids: readonly string[], now: Micros): Promise<Map<string, Micros>>;
+  /** For each work item (by id), its recorded start time, recording `now` for those seen first. */
+  clocks(items: readonly WorkRef[], now: Micros): Promise<Map<string, Micros>>;
 }
 
 /** A message to produce; `topic` without the deployment prefix, `value` of the topic's codec type. */

@@ -35,9 +35,10 @@ import type {
   TransactionUpdate,
 } from '../../domain/records.ts';
 import type { SecretOwner } from '../../domain/configuration.ts';
-import type { StepLedger } from '../../nodes/ports.ts';
+import type { StepLedger, WorkRef } from '../../nodes/ports.ts';
 import { remainingTtlSeconds } from '../../domain/retention.ts';
 import { guardStore } from './guard.ts';
+import { readIn, writeGrouped, type GroupedStatement } from './grouped.ts';
 
 /** Largest chunk of document bytes in one row. */
 export const CHUNK_BYTES = 512 * 1024;
@@ -313,12 +314,13 @@ export class CassandraResultStore implements ResultStore, TransactionResultsRead
         main.push([r.organizationId, r.id, ...p, ...ttl]);
         byTrace.push([r.organizationId, r.traceGuid, r.transactionId ?? '', r.id, ...p.slice(2), ...ttl]);
       }
+      const traceQuery = `INSERT INTO proc_trace_results (org_id, trace_guid, transaction_id, result_id, flow_id, node_id, node_name, service, status, direction, partner_key, resend, detail, payload_artifact_id, payload_format, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)${this.ttl.clause}`;
       await Promise.all([
         runConcurrent(this.client, `INSERT INTO proc_results (org_id, id, ${RESULT_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)${this.ttl.clause}`, main),
-        runConcurrent(
+        // the results of one trace share a partition: a few batches instead of a write each
+        writeGrouped(
           this.client,
-          `INSERT INTO proc_trace_results (org_id, trace_guid, transaction_id, result_id, flow_id, node_id, node_name, service, status, direction, partner_key, resend, detail, payload_artifact_id, payload_format, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)${this.ttl.clause}`,
-          byTrace,
+          byTrace.map((params) => ({ query: traceQuery, params, partition: `${params[0] as string}|${params[1] as string}` })),
         ),
       ]);
     });
@@ -464,13 +466,8 @@ export class CassandraTransactionStore implements TransactionStore {
     const out = new Map<string, Micros>();
     const unique = [...new Set(ids)];
     if (unique.length === 0) return out;
-    const r = await cassandra.concurrent.executeConcurrent(this.client, 'SELECT id, created_at FROM proc_transactions WHERE org_id = ? AND id = ?', unique.map((id) => [organizationId, id]), {
-      concurrencyLevel: CONCURRENCY,
-      collectResults: true,
-    });
-    for (const rs of r.resultItems) {
-      const row = (rs as cassandra.types.ResultSet).first();
-      if (row && row.get('created_at') !== null) out.set(str(row.get('id')), num(row.get('created_at')));
+    for (const row of await readIn(this.client, 'SELECT id, created_at FROM proc_transactions WHERE org_id = ? AND id IN ?', [organizationId], unique)) {
+      if (row.get('created_at') !== null) out.set(str(row.get('id')), num(row.get('created_at')));
     }
     return out;
   }
@@ -494,7 +491,11 @@ export class CassandraTransactionStore implements TransactionStore {
         // Written as of the transaction's createdAt (a step clock), so a step re-run after a
         // crash rewrites the recorded fields without resetting state that later steps wrote.
         runConcurrent(this.client, `INSERT INTO proc_transactions (${TX_COLUMNS}) VALUES (${marks}) USING ${this.ttl.andClause}TIMESTAMP ?`, rows),
-        runConcurrent(this.client, `INSERT INTO proc_trace_transactions (org_id, trace_guid, transaction_id) VALUES (?, ?, ?)${this.ttl.clause}`, byTrace),
+        writeGrouped(
+          this.client,
+          byTrace.map((params) => ({ query: `INSERT INTO proc_trace_transactions (org_id, trace_guid, transaction_id) VALUES (?, ?, ?)${this.ttl.clause}`, params, partition: `${params[0] as string}|${params[1] as string}` })),
+          { maxStatements: 256 },
+        ),
       ]);
     });
   }
@@ -516,8 +517,8 @@ export class CassandraTransactionStore implements TransactionStore {
         }
         for (const [org, ids] of unknown) for (const [id, at] of await this.createdAtOf(org, ids)) born.set(`${org}|${id}`, at);
       }
-      // Group updates by the columns they set, so each shape is one prepared statement.
-      const shapes = new Map<string, Params[]>();
+      // Each shape of update (the columns it sets) is one prepared statement.
+      const statements: GroupedStatement[] = [];
       for (const u of updates) {
         const createdAt = born.get(`${u.organizationId}|${u.id}`);
         const ttlParams = createdAt === undefined ? [] : this.ttl.params(createdAt);
@@ -537,9 +538,7 @@ export class CassandraTransactionStore implements TransactionStore {
           params.push(JSON.stringify(rec));
         }
         const add = (q: string, p: Params): void => {
-          let list = shapes.get(q);
-          if (!list) shapes.set(q, (list = []));
-          list.push(p);
+          statements.push({ query: q, params: p, partition: `${u.organizationId}|${u.id}` });
         };
         if (u.at !== undefined) {
           // fields written as of their step clock; updated_at as of now (the projection's version)
@@ -551,7 +550,8 @@ export class CassandraTransactionStore implements TransactionStore {
         params.push(long(Date.now() * 1000));
         add(`UPDATE proc_transactions${using} SET ${sets.join(', ')} WHERE org_id = ? AND id = ?`, [...ttlParams, ...params, u.organizationId, u.id]);
       }
-      await Promise.all([...shapes].map(([q, params]) => runConcurrent(this.client, q, params)));
+      // the statements of one transaction (its fields and updated_at) go as one batch
+      await writeGrouped(this.client, statements);
     });
   }
 
@@ -580,20 +580,11 @@ export class CassandraTransactionStore implements TransactionStore {
   getMany(organizationId: string, ids: readonly string[]): Promise<StoredTransaction[]> {
     return guardStore('transactions read', async () => {
       const out: StoredTransaction[] = [];
-      const unique = [...new Set(ids)];
-      await cassandra.concurrent
-        .executeConcurrent(
-          this.client,
-          `SELECT ${TX_COLUMNS} FROM proc_transactions WHERE org_id = ? AND id = ?`,
-          unique.map((id) => [organizationId, id]),
-          { concurrencyLevel: CONCURRENCY, collectResults: true },
-        )
-        .then((r) => {
-          for (const rs of r.resultItems) {
-            const row = (rs as cassandra.types.ResultSet).first();
-            if (row && row.get('created_at') !== null && row.get('trace_guid') !== null) out.push(transactionOf(row));
-          }
-        });
+      if (ids.length === 0) return out;
+      // a hundred partitions a request: far fewer round trips than one read each
+      for (const row of await readIn(this.client, `SELECT ${TX_COLUMNS} FROM proc_transactions WHERE org_id = ? AND id IN ?`, [organizationId], ids)) {
+        if (row.get('created_at') !== null && row.get('trace_guid') !== null) out.push(transactionOf(row));
+      }
       return out;
     });
   }
@@ -810,15 +801,8 @@ export class CassandraFeedStore implements FeedStore {
     return guardStore('feed entries read', async () => {
       const out = new Map<string, FeedEntryRecord>();
       if (ids.length === 0) return out;
-      const r = await cassandra.concurrent.executeConcurrent(
-        this.client,
-        'SELECT org_id, id, created_at, direction, status, partner_key, trace_guid, result_id, detail FROM proc_feed_entries WHERE org_id = ? AND id = ?',
-        ids.map((id) => [organizationId, id]),
-        { concurrencyLevel: CONCURRENCY, collectResults: true },
-      );
-      for (const rs of r.resultItems) {
-        const row = (rs as cassandra.types.ResultSet).first();
-        if (!row) continue;
+      const rows = await readIn(this.client, 'SELECT org_id, id, created_at, direction, status, partner_key, trace_guid, result_id, detail FROM proc_feed_entries WHERE org_id = ? AND id IN ?', [organizationId], ids);
+      for (const row of rows) {
         out.set(str(row.get('id')), {
           id: str(row.get('id')),
           organizationId: str(row.get('org_id')),
@@ -851,22 +835,33 @@ export class CassandraFeedStore implements FeedStore {
 export class CassandraStepLedger implements StepLedger {
   constructor(private readonly client: Client) {}
 
-  clocks(ids: readonly string[], now: Micros): Promise<Map<string, Micros>> {
+  clocks(items: readonly WorkRef[], now: Micros): Promise<Map<string, Micros>> {
     return guardStore('step clock', async () => {
       const out = new Map<string, Micros>();
-      const unique = [...new Set(ids)];
-      if (unique.length === 0) return out;
-      const r = await cassandra.concurrent.executeConcurrent(this.client, 'SELECT work_id, started_at FROM proc_step_clocks WHERE work_id = ?', unique.map((id) => [id]), {
-        concurrencyLevel: CONCURRENCY,
-        collectResults: true,
-      });
-      for (const rs of r.resultItems) {
-        const row = (rs as cassandra.types.ResultSet).first();
-        if (row) out.set(str(row.get('work_id')), num(row.get('started_at')));
+      const byTrace = new Map<string, string[]>();
+      for (const i of items) {
+        let ids = byTrace.get(i.traceGuid);
+        if (!ids) byTrace.set(i.traceGuid, (ids = []));
+        ids.push(i.id);
       }
-      const fresh = unique.filter((id) => !out.has(id));
-      await runConcurrent(this.client, 'INSERT INTO proc_step_clocks (work_id, started_at) VALUES (?, ?)', fresh.map((id) => [id, long(now)]));
-      for (const id of fresh) out.set(id, now);
+      if (byTrace.size === 0) return out;
+      // one query per trace (and hundred work items), then one batch per trace for the new ones
+      await Promise.all(
+        [...byTrace].map(async ([trace, ids]) => {
+          for (const row of await readIn(this.client, 'SELECT work_id, started_at FROM proc_trace_step_clocks WHERE trace_guid = ? AND work_id IN ?', [trace], ids)) {
+            out.set(str(row.get('work_id')), num(row.get('started_at')));
+          }
+        }),
+      );
+      const fresh: GroupedStatement[] = [];
+      for (const [trace, ids] of byTrace) {
+        for (const id of new Set(ids)) {
+          if (out.has(id)) continue;
+          fresh.push({ query: 'INSERT INTO proc_trace_step_clocks (trace_guid, work_id, started_at) VALUES (?, ?, ?)', params: [trace, id, long(now)], partition: trace });
+          out.set(id, now);
+        }
+      }
+      await writeGrouped(this.client, fresh, { maxStatements: 256 });
       return out;
     });
   }

@@ -45,7 +45,7 @@ export function x12SplitNode(deps: NodeDeps): NodeModule {
     service: 'x12_split',
     async handle(items: readonly WorkItem[], batch: BatchContext) {
       const clocks = await deps.ledger.clocks(
-        items.map((i) => i.message.id),
+        items.map((i) => i.message),
         deps.wallClock(),
       );
       for (const item of items) {
@@ -55,7 +55,7 @@ export function x12SplitNode(deps: NodeDeps): NodeModule {
     },
     async giveUp(items, err, attempts) {
       const clocks = await deps.ledger.clocks(
-        items.map((i) => i.message.id),
+        items.map((i) => i.message),
         deps.wallClock(),
       );
       const all = effects();

@@ -47,7 +47,7 @@ export function x12WriteNode(deps: NodeDeps): NodeModule {
     service: 'x12_write',
     async handle(items: readonly WorkItem[], batch: BatchContext) {
       const clocks = await deps.ledger.clocks(
-        items.map((i) => i.message.id),
+        items.map((i) => i.message),
         deps.wallClock(),
       );
       const all = effects();
@@ -92,7 +92,7 @@ export function x12WriteNode(deps: NodeDeps): NodeModule {
     },
     async giveUp(items, err, attempts) {
       const clocks = await deps.ledger.clocks(
-        items.map((i) => i.message.id),
+        items.map((i) => i.message),
         deps.wallClock(),
       );
       const all = effects();

@@ -64,7 +64,8 @@ describe('tdx migrate', () => {
         expect(ttl.has(t), t).toBe(true);
       }
       expect(ttl.get('proc_artifacts')).toBe(config.cassandra.retentionSeconds);
-      expect(ttl.get('proc_step_clocks')).toBe(7 * 24 * 3600);
+      expect(ttl.get('proc_trace_step_clocks')).toBe(7 * 24 * 3600);
+      expect(ttl.has('proc_step_clocks')).toBe(false);
       expect(ttl.get('control_numbers')).toBe(0);
       const applied = await cql.execute('SELECT version FROM schema_migrations');
       expect(applied.rowLength).toBe(readdirSync(CQL_MIGRATIONS_DIR).filter((f) => f.endsWith('.cql')).length);

@@ -4,15 +4,16 @@
  * clients take at once), transaction writes ordered by their step clocks (a later 997 wins
  * whatever order the two answers are applied in; a re-recorded transaction never resets what
  * later steps wrote), outbound sets with their tracking flag, and the sandbox receipt, deadline
- * and lease stores.
+ * and lease stores. Also the processing stores' grouped writes and reads (rows of one partition
+ * in unlogged batches, reads of many keys with `IN`) at sizes that span several requests.
  */
 import cassandra from 'cassandra-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMigrate } from '../../../src/cli/commands/migrate.ts';
 import { createCassandraClient } from '../../../src/adapters/cassandra/client.ts';
-import { CassandraControlNumbers, CassandraSandboxReceipts, CassandraTransactionStore } from '../../../src/adapters/cassandra/processing-store.ts';
+import { CassandraControlNumbers, CassandraResultStore, CassandraSandboxReceipts, CassandraStepLedger, CassandraTransactionStore } from '../../../src/adapters/cassandra/processing-store.ts';
 import { CassandraAcknowledgmentDeadlines, CassandraSchedulerLeases } from '../../../src/adapters/cassandra/outbound-store.ts';
-import type { StoredTransaction } from '../../../src/domain/records.ts';
+import type { ResultRecord, StoredTransaction } from '../../../src/domain/records.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { captureIo, isolatedConfig } from '../helpers/isolated-config.ts';
 
@@ -178,5 +179,64 @@ describe('sandbox, deadline and lease stores', () => {
     expect(await l.hold('short', 'a', 1)).toBe(true);
     await new Promise((r) => setTimeout(r, 2500));
     expect(await l.hold('short', 'b', 30)).toBe(true);
+  });
+});
+
+function result(trace: string, i: number, detail = ''): ResultRecord {
+  const at = (Date.now() - 1000) * 1000 + i;
+  return {
+    id: `${trace}-r${i}`,
+    organizationId: 'org',
+    traceGuid: trace,
+    transactionId: `${trace}-t${i % 50}`,
+    flowId: 'flow',
+    nodeId: 'node',
+    nodeName: 'Mapping',
+    service: 'mapping',
+    status: i % 3 === 0 ? 'warning' : 'success',
+    direction: 'inbound',
+    partnerKey: 'P',
+    resend: false,
+    detail: detail ? { errorMessage: detail } : {},
+    payload: null,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+describe('grouped writes and reads of the processing stores', () => {
+  it('step clocks: many work items of several traces get one clock each, kept on the next call', async () => {
+    const ledger = new CassandraStepLedger(client);
+    const items = Array.from({ length: 450 }, (_, i) => ({ id: `w${i}`, traceGuid: `clock-trace-${i % 3}` }));
+    const first = await ledger.clocks(items.slice(0, 300), 1000);
+    expect(first.size).toBe(300);
+    expect(new Set(first.values())).toEqual(new Set([1000]));
+    // a redelivery of the first 300, with 150 new ones: the old keep their clock
+    const second = await ledger.clocks(items, 2000);
+    expect(second.size).toBe(450);
+    for (const [id, at] of second) expect(at, id).toBe(Number(id.slice(1)) < 300 ? 1000 : 2000);
+  });
+
+  it('results: 600 of one trace (some larger than a batch) are all stored, in the trace partition and by id', async () => {
+    const store = new CassandraResultStore(client);
+    const rs = Array.from({ length: 600 }, (_, i) => result('grouped-trace', i, i % 97 === 0 ? 'e'.repeat(40_000) : ''));
+    await store.put(rs);
+    const byTrace = await store.byTrace('org', 'grouped-trace');
+    expect(byTrace.map((r) => r.id).sort()).toEqual(rs.map((r) => r.id).sort());
+    expect(byTrace.find((r) => r.id === 'grouped-trace-r97')?.detail.errorMessage).toHaveLength(40_000);
+    expect((await store.get('org', 'grouped-trace-r599'))?.status).toBe('success');
+  });
+
+  it('transactions: 250 recorded, read back by id and by trace, and updated in place', async () => {
+    const store = new CassandraTransactionStore(client, { retentionSeconds: 3600 });
+    const t0 = (Date.now() - 10_000) * 1000;
+    const txs = Array.from({ length: 250 }, (_, i) => ({ ...tx(`g${i}`, t0 + i), traceGuid: 'grouped-tx-trace' }));
+    await store.record(txs);
+    const got = await store.getMany('org', [...txs.map((t) => t.id), 'absent']);
+    expect(got.map((t) => t.id).sort()).toEqual(txs.map((t) => t.id).sort());
+    expect((await store.byTrace('org', 'grouped-tx-trace')).map((t) => t.id)).toEqual(txs.map((t) => t.id));
+    await store.update(txs.map((t) => ({ organizationId: 'org', id: t.id, traceGuid: t.traceGuid, acknowledgmentStatus: 'accepted' as const, at: t0 + 5000 })));
+    const after = await store.getMany('org', txs.map((t) => t.id));
+    expect(after.every((t) => t.acknowledgmentStatus === 'accepted' && t.updatedAt > t0 + 5000)).toBe(true);
   });
 });

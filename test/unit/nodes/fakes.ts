@@ -110,9 +110,9 @@ export function recordingDeps(config: Partial<ConfigView> = {}, now: () => numbe
     },
     config: { ...noConfig, ...config },
     ledger: {
-      clocks: (ids, at) => {
-        for (const id of ids) if (!clocks.has(id)) clocks.set(id, at);
-        return Promise.resolve(new Map(ids.map((id) => [id, clocks.get(id)!])));
+      clocks: (items, at) => {
+        for (const { id } of items) if (!clocks.has(id)) clocks.set(id, at);
+        return Promise.resolve(new Map(items.map(({ id }) => [id, clocks.get(id)!])));
       },
     },
     emitter: {

@@ -18,7 +18,7 @@ import type {
   TransactionStore,
 } from '../../../src/domain/processing-ports.ts';
 import type { ArtifactRecord, FeedEntryRecord, Micros, ResultRecord, StoredTransaction, TransactionUpdate } from '../../../src/domain/records.ts';
-import type { ConfigView, Emitter, NodeDeps, OutgoingMessage, StepLedger } from '../../../src/nodes/ports.ts';
+import type { ConfigView, Emitter, NodeDeps, OutgoingMessage, StepLedger, WorkRef } from '../../../src/nodes/ports.ts';
 import type { ConnectionRecord, Direction, EnvelopeRecord, FlowRecord, ImplementationRecord, MappingRecord, MappingVersionRecord, PartnerRecord, SourceRecord, WebhookRecord } from '../../../src/domain/configuration.ts';
 import { implementationModel } from '../../../src/domain/x12-implementation-engine.ts';
 import type { Implementation } from '../../../src/x12/impl/index.ts';
@@ -182,9 +182,9 @@ export class MemoryFeed implements FeedStore {
 
 export class MemoryLedger implements StepLedger {
   readonly clocksById = new Map<string, Micros>();
-  async clocks(ids: readonly string[], now: Micros): Promise<Map<string, Micros>> {
+  async clocks(items: readonly WorkRef[], now: Micros): Promise<Map<string, Micros>> {
     const out = new Map<string, Micros>();
-    for (const id of ids) {
+    for (const { id } of items) {
       if (!this.clocksById.has(id)) this.clocksById.set(id, now);
       out.set(id, this.clocksById.get(id)!);
     }

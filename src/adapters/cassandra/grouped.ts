@@ -1,0 +1,138 @@
+/**
+ * Writes many rows with few requests: the statements that write one partition go together as
+ * unlogged batches (one request, and one mutation of that partition on each replica), the rest
+ * one request each, a bounded number at once.
+ *
+ * A batch of one partition is the cheap kind: it is applied as a single mutation, on the replicas
+ * that own the partition, without the batch log. Batches spanning partitions are never built:
+ * they would make one coordinator carry every partition's writes.
+ *
+ * A batch is cut at `maxStatements` statements or `maxBytes` of bound values (an estimate), so
+ * it stays well under the server's `batch_size_fail_threshold` (50 KiB by default); a single
+ * statement larger than `maxBytes` is sent on its own.
+ */
+import type { Client, types } from 'cassandra-driver';
+
+export interface GroupedStatement {
+  readonly query: string;
+  readonly params: readonly unknown[];
+  /** The statement's partition key, as any string unique to the partition. */
+  readonly partition: string;
+}
+
+export interface GroupedOptions {
+  /** Statements of one batch at most. @default 64 */
+  readonly maxStatements?: number;
+  /** Estimated bytes of bound values of one batch at most. @default 24 KiB */
+  readonly maxBytes?: number;
+  /** Requests in flight at most. @default 64 */
+  readonly concurrency?: number;
+}
+
+/** Estimated size of a bound value, in bytes (strings count their UTF-16 length: close enough for a bound). */
+export function valueBytes(v: unknown): number {
+  if (v === null || v === undefined) return 4;
+  if (typeof v === 'string') return v.length + 4;
+  if (Buffer.isBuffer(v)) return v.length + 4;
+  if (typeof v === 'number' || typeof v === 'boolean') return 12;
+  if (Array.isArray(v)) return v.reduce((n: number, x) => n + valueBytes(x), 4);
+  if (v instanceof Map) {
+    let n = 4;
+    for (const [k, x] of v) n += valueBytes(k) + valueBytes(x);
+    return n;
+  }
+  if (typeof v === 'object') {
+    // driver values (Long, Uuid) are small; a plain object is a map column
+    if (v.constructor !== Object) return 16;
+    let n = 4;
+    for (const [k, x] of Object.entries(v)) n += valueBytes(k) + valueBytes(x);
+    return n;
+  }
+  return 16;
+}
+
+/** One request: a lone statement, or a batch of statements of one partition. */
+export type GroupedRequest = { readonly kind: 'one'; readonly statement: GroupedStatement } | { readonly kind: 'batch'; readonly statements: readonly GroupedStatement[] };
+
+/** The requests `statements` are written with (order within a partition kept). */
+export function planRequests(statements: readonly GroupedStatement[], opts: GroupedOptions = {}): GroupedRequest[] {
+  const maxStatements = opts.maxStatements ?? 64;
+  const maxBytes = opts.maxBytes ?? 24 * 1024;
+  const byPartition = new Map<string, GroupedStatement[]>();
+  for (const s of statements) {
+    let list = byPartition.get(s.partition);
+    if (!list) byPartition.set(s.partition, (list = []));
+    list.push(s);
+  }
+  const out: GroupedRequest[] = [];
+  for (const list of byPartition.values()) {
+    let cur: GroupedStatement[] = [];
+    let bytes = 0;
+    const close = (): void => {
+      if (cur.length === 1) out.push({ kind: 'one', statement: cur[0]! });
+      else if (cur.length > 1) out.push({ kind: 'batch', statements: cur });
+      cur = [];
+      bytes = 0;
+    };
+    for (const s of list) {
+      const size = s.params.reduce((n: number, v) => n + valueBytes(v), 0);
+      if (cur.length > 0 && (cur.length >= maxStatements || bytes + size > maxBytes)) close();
+      cur.push(s);
+      bytes += size;
+    }
+    close();
+  }
+  return out;
+}
+
+/** Writes `statements` (prepared), batching those of one partition. */
+export async function writeGrouped(client: Client, statements: readonly GroupedStatement[], opts: GroupedOptions = {}): Promise<void> {
+  if (statements.length === 0) return;
+  const requests = planRequests(statements, opts);
+  const concurrency = opts.concurrency ?? 64;
+  const run = (r: GroupedRequest): Promise<unknown> =>
+    r.kind === 'one'
+      ? client.execute(r.statement.query, r.statement.params as unknown[], { prepare: true })
+      : client.batch(
+          r.statements.map((s) => ({ query: s.query, params: s.params as unknown[] })),
+          { prepare: true, logged: false },
+        );
+  if (requests.length === 1) {
+    await run(requests[0]!);
+    return;
+  }
+  let next = 0;
+  let failed: Error | undefined;
+  const worker = async (): Promise<void> => {
+    while (failed === undefined) {
+      const i = next++;
+      if (i >= requests.length) return;
+      try {
+        await run(requests[i]!);
+      } catch (err) {
+        failed ??= err instanceof Error ? err : new Error(`Cassandra write failed: ${JSON.stringify(err)}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, requests.length) }, worker));
+  if (failed !== undefined) throw failed;
+}
+
+/** Reads with `WHERE ... IN ?` over `keys`, `chunk` keys a request, a bounded number at once. */
+export async function readIn(client: Client, query: string, fixed: readonly unknown[], keys: readonly string[], chunk = 100, concurrency = 16): Promise<types.Row[]> {
+  const unique = [...new Set(keys)];
+  const parts: string[][] = [];
+  for (let i = 0; i < unique.length; i += chunk) parts.push(unique.slice(i, i + chunk));
+  const rows: types.Row[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const i = next++;
+      if (i >= parts.length) return;
+      const rs = await client.execute(query, [...fixed, parts[i]], { prepare: true, fetchSize: Math.max(5000, chunk) });
+      rows.push(...rs.rows);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, parts.length) }, worker));
+  return rows;
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { planRequests, valueBytes, type GroupedStatement } from '../../../../src/adapters/cassandra/grouped.ts';
+
+const st = (partition: string, i: number, size = 10): GroupedStatement => ({ query: 'INSERT', params: [partition, `row-${i}`, 'x'.repeat(size)], partition });
+
+describe('planRequests', () => {
+  it('batches the statements of one partition and sends a lone statement on its own', () => {
+    const plan = planRequests([st('a', 1), st('b', 1), st('a', 2), st('a', 3)]);
+    expect(plan).toHaveLength(2);
+    const batch = plan.find((r) => r.kind === 'batch');
+    expect(batch?.kind === 'batch' && batch.statements.map((s) => s.params[1])).toEqual(['row-1', 'row-2', 'row-3']);
+    const one = plan.find((r) => r.kind === 'one');
+    expect(one?.kind === 'one' && one.statement.partition).toBe('b');
+  });
+
+  it('never puts two partitions in one batch', () => {
+    const statements = Array.from({ length: 300 }, (_, i) => st(`p${i % 7}`, i));
+    for (const r of planRequests(statements)) {
+      const parts = new Set(r.kind === 'one' ? [r.statement.partition] : r.statements.map((s) => s.partition));
+      expect(parts.size).toBe(1);
+    }
+  });
+
+  it('cuts batches at the statement count and the byte bound, keeping every statement once and in order', () => {
+    const statements = Array.from({ length: 200 }, (_, i) => st('a', i, i % 10 === 0 ? 5000 : 50));
+    const plan = planRequests(statements, { maxStatements: 30, maxBytes: 8000 });
+    const flat = plan.flatMap((r) => (r.kind === 'one' ? [r.statement] : r.statements));
+    expect(flat).toEqual(statements);
+    for (const r of plan) {
+      if (r.kind !== 'batch') continue;
+      expect(r.statements.length).toBeLessThanOrEqual(30);
+      expect(r.statements.reduce((n, s) => n + s.params.reduce((m: number, v) => m + valueBytes(v), 0), 0)).toBeLessThanOrEqual(8000);
+    }
+    expect(plan.length).toBeGreaterThan(200 / 30);
+  });
+
+  it('sends a statement larger than the byte bound alone', () => {
+    const plan = planRequests([st('a', 1), st('a', 2, 100_000), st('a', 3)], { maxBytes: 1000 });
+    expect(plan.map((r) => r.kind)).toEqual(['one', 'one', 'one']);
+  });
+});
+
+describe('valueBytes', () => {
+  it('counts strings, buffers, lists and maps by their contents', () => {
+    expect(valueBytes('abc')).toBeGreaterThanOrEqual(3);
+    expect(valueBytes(Buffer.alloc(1000))).toBeGreaterThanOrEqual(1000);
+    expect(valueBytes(['a'.repeat(500), 'b'.repeat(500)])).toBeGreaterThanOrEqual(1000);
+    expect(valueBytes({ k: 'v'.repeat(700) })).toBeGreaterThanOrEqual(700);
+    expect(valueBytes(null)).toBeLessThan(10);
+  });
+});
