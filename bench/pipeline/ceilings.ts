@@ -6,8 +6,8 @@
  *   service's own producer (BatchingProducer: idempotent, acks=all, its linger) and consumed by
  *   a kafkajs consumer that does nothing with them; from the first send to the last message
  *   consumed. Keys as the scenario had them (one interchange = one trace = one partition).
- * - Cassandra: the very write statements the pipeline issued (recorded with their parameters
- *   and options), executed again with the same driver, 64 at a time. They are the pipeline's
+ * - Cassandra: the very write requests the pipeline issued (statements recorded with their
+ *   parameters and options, batches as batches), executed again with the same driver, 64 at a time. They are the pipeline's
  *   idempotent upserts, so running them again rewrites the same rows.
  * - ClickHouse: the rows the scenario left in each table of the organization, inserted again
  *   into copies of those tables in batches of the materializer's batch size.
@@ -70,11 +70,14 @@ export async function cassandraCeiling(client: CassandraClient, writes: readonly
     Array.from({ length: concurrency }, async () => {
       while (next < writes.length) {
         const w = writes[next++]!;
-        await client.execute(w.query, w.params as unknown[], w.options as object);
+        if (w.batch) await client.batch(w.batch as { query: string; params?: unknown[] }[], w.options as object);
+        else await client.execute(w.query, w.params as unknown[], w.options as object);
       }
     }),
   );
-  return { what: `Cassandra: the pipeline's ${writes.length} write statements again, ${concurrency} at a time`, units: writes.length, seconds: (performance.now() - t0) / 1000 };
+  const statements = writes.reduce((n, w) => n + (w.batch ? w.batch.length : 1), 0);
+  const batches = writes.filter((w) => w.batch).length;
+  return { what: `Cassandra: the pipeline's ${statements} write statements again (${writes.length} requests, ${batches} of them batches, as the pipeline sent them), ${concurrency} at a time`, units: statements, seconds: (performance.now() - t0) / 1000 };
 }
 
 export async function clickhouseCeiling(ch: ClickHouseHandle, org: string, batchRows: number): Promise<Ceiling> {

@@ -15,6 +15,8 @@ export interface RecordedWrite {
   readonly query: string;
   readonly params: unknown;
   readonly options: unknown;
+  /** A batch: its statements (then `query` is `BATCH` and `options` the batch's). */
+  readonly batch?: readonly { query: string; params?: unknown }[];
 }
 
 export interface Counts {
@@ -100,8 +102,9 @@ export function installCounters(): void {
       counts.cassandraWrites++;
       const name = `BATCH ${statementName(q)}`;
       counts.byStatement.set(name, (counts.byStatement.get(name) ?? 0) + 1);
-      if (recording && recording.length < MAX_RECORDED && typeof s !== 'string') recording.push({ query: q, params: s.params, options: { prepare: true } });
     }
+    // recorded as the batch it is, so the ceiling replays the pipeline's own requests
+    if (recording && recording.length < MAX_RECORDED && list.every((s) => typeof s !== 'string')) recording.push({ query: 'BATCH', params: null, options: args[1] ?? {}, batch: list });
     return batch.apply(this, args);
   };
 

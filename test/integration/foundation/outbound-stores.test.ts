@@ -193,7 +193,7 @@ function result(trace: string, i: number, detail = ''): ResultRecord {
     nodeId: 'node',
     nodeName: 'Mapping',
     service: 'mapping',
-    status: i % 3 === 0 ? 'warning' : 'success',
+    status: i % 3 === 0 ? 'error' : 'success',
     direction: 'inbound',
     partnerKey: 'P',
     resend: false,
