@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// Compiles src/ to dist/ (tsconfig.build.json) so that `tdx x12` starts without compiling
-// TypeScript; run by npm's `prepare` (npm install, npm ci) and `npm run build`. The stamp
+// Compiles src/ to dist/ (tsconfig.build.json), with the other files of src/ copied beside the
+// compiled modules, so that `tdx` starts without compiling TypeScript; run by npm's `prepare` (npm install, npm ci) and `npm run build`. The stamp
 // dist/.built holds the time the build started: bin/tdx.mjs uses dist/ only while no source under
 // src/ is newer than that, so an edited source is never run stale. Without TypeScript (an install
 // without dev dependencies) nothing is built and the command runs the sources through tsx.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,4 +25,14 @@ if (r.status !== 0) {
   process.exit(0);
 }
 mkdirSync(dist, { recursive: true });
+// Files the code reads beside its own module (migrations, the mapping worker) go beside the
+// compiled module too.
+const src = join(root, 'src');
+for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) {
+  if (!entry.isFile() || entry.name.endsWith('.ts')) continue;
+  const from = join(entry.parentPath ?? entry.path, entry.name);
+  const to = join(dist, from.slice(src.length + 1));
+  mkdirSync(dirname(to), { recursive: true });
+  copyFileSync(from, to);
+}
 writeFileSync(join(dist, '.built'), `${started}\n`);

@@ -412,7 +412,28 @@ async function polledInterchange(s: Stack, label: string, tenantName: string, se
   await waitUntil(`${sets} feed entries`, async () => (await feedCount(s.p, t.org)) >= sets, TIMEOUT_MS, 500);
   const entries = await feedTimes(s.p, t.org);
   const last = Math.max(...entries.map((e) => e.at));
-  return { label, sets, seconds: (last - t0) / 1000, latencies: entries.map((e) => e.at - t0), extra: `${(Buffer.byteLength(edi) / 1e6).toFixed(2)} MB, accepted in ${acceptedMs} ms` };
+  return { label, sets, seconds: (last - t0) / 1000, latencies: entries.map((e) => e.at - t0), extra: `${(Buffer.byteLength(edi) / 1e6).toFixed(2)} MB, accepted in ${acceptedMs} ms\n  ${await stageTimeline(s.p, t.org, t0)}` };
+}
+
+/**
+ * When each stage took its work up: the step clocks of the trace's results by service (a
+ * batch's items share the clock of the batch's start), and the feed entries' times, in seconds
+ * after the submission started. A stage whose start lags the one before it by much is where
+ * the sets wait.
+ */
+async function stageTimeline(p: Pipeline, org: string, t0: number): Promise<string> {
+  const ch = await p.reader.clickhouse();
+  const q = async (table: string, by: string): Promise<{ k: string; n: string; a: string; m: string; z: string }[]> =>
+    (
+      await ch.client.query({
+        query: `SELECT ${by} AS k, count() AS n, min(created_at) AS a, quantileExact(0.5)(created_at) AS m, max(created_at) AS z FROM ${qualify(ch.database, table)} FINAL WHERE org_id = {org:String} GROUP BY k ORDER BY a`,
+        query_params: { org },
+        format: 'JSONEachRow',
+      })
+    ).json();
+  const rows = [...(await q('results', 'service')), ...(await q('feed_entries', "'feed entries'"))];
+  const sec = (v: string): string => ((fromChTime(v) / 1000 - t0) / 1000).toFixed(1);
+  return `stages (s after submission: first, median, last step clock): ${rows.map((r) => `${r.k} ${r.n}: ${sec(r.a)}, ${sec(r.m)}, ${sec(r.z)}`).join('; ')}`;
 }
 
 async function webhookRun(s: Stack, label: string, n: number, singles: boolean): Promise<Figures> {

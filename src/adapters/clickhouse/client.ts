@@ -8,9 +8,19 @@
  * `database` setting, so SQL always names tables as `<database>.<table>` (`qualify`); that
  * runs unchanged on both.
  */
+import { createRequire } from 'node:module';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
-import { createChdbConnection } from 'chdb/connection';
+import type { createChdbConnection as CreateChdbConnection } from 'chdb/connection';
 import type { Config } from '../../config.ts';
+
+/**
+ * chDB's engine, loaded on first use: loading it maps about 150 MB of native library into the
+ * process, which every service process that never opens ClickHouse (the node services, the
+ * scheduler) would otherwise carry.
+ */
+function chdbConnection(): typeof CreateChdbConnection {
+  return (createRequire(import.meta.url)('chdb/connection') as { createChdbConnection: typeof CreateChdbConnection }).createChdbConnection;
+}
 
 export type { ClickHouseClient };
 
@@ -47,7 +57,7 @@ export function createClickHouse(config: Config): ClickHouseHandle {
   let entry = embedded.get(ch.chdbPath);
   if (!entry) {
     const client = createClient({
-      connection: createChdbConnection({ path: ch.chdbPath }),
+      connection: chdbConnection()({ path: ch.chdbPath }),
       clickhouse_settings: SETTINGS,
     } as Parameters<typeof createClient>[0]);
     entry = { client, users: 0 };
