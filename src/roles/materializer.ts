@@ -29,6 +29,9 @@ import type { Resources } from './resources.ts';
 
 export { FEED_WATERMARK };
 
+/** How long and how much the materializer's fetches wait for (see ConsumerRunnerOptions.minBytes). */
+const BATCHED_FETCH = { minBytes: 256 * 1024, maxWaitTimeMs: 250 } as const;
+
 /** The feed's readable position: every entry with a createdAt at or before it is in ClickHouse. */
 export async function readFeedWatermark(ch: ClickHouseHandle): Promise<number> {
   const rs = await ch.client.query({
@@ -55,6 +58,9 @@ export function materializerRole(resources: Resources): Role {
         group: 'materializer',
         topics: [TOPICS.results, TOPICS.logs, TOPICS.transactions],
         partitionsConcurrently: 8,
+        // each insert makes a ClickHouse part: while documents trickle in, gather up to a
+        // quarter of a second (or 256 KiB) of events into each fetch rather than one or two
+        ...BATCHED_FETCH,
         handleBatch: async (messages, { logger: log }) => {
           const topic = messages[0]!.topic;
           if (topic === TOPICS.results) {
@@ -83,6 +89,8 @@ export function materializerRole(resources: Resources): Role {
         group: 'feed-sequencer',
         topics: [TOPICS.feedRequests],
         partitionsConcurrently: 1,
+        // well inside the contract's 2 s feed lag
+        ...BATCHED_FETCH,
         handleBatch: async (messages, { logger: log }) => {
           const requests: FeedRequest[] = messages.map((m) => {
             const v = m.value as FeedRequestMessage;

@@ -103,6 +103,12 @@ export interface ConsumerRunnerOptions<T> {
    * this short. @default 5000
    */
   readonly maxWaitTimeMs?: number;
+  /**
+   * Bytes a fetch waits for (up to `maxWaitTimeMs`) before it returns: a consumer whose cost is
+   * per batch (an insert into ClickHouse, which makes a part of each) gets fewer, larger batches
+   * when messages trickle in. @default 1
+   */
+  readonly minBytes?: number;
 }
 
 export interface RunnerDeps {
@@ -156,6 +162,7 @@ export class ConsumerRunner<T> {
       heartbeatInterval: Math.max(1000, Math.floor(config.kafka.sessionTimeoutMs / 10)),
       maxBytesPerPartition: this.opts.maxBytesPerPartition ?? 1_048_576,
       maxWaitTimeInMs: this.opts.maxWaitTimeMs ?? 5_000,
+      minBytes: this.opts.minBytes ?? 1,
       allowAutoTopicCreation: false,
     });
     this.consumer = consumer;
