@@ -135,9 +135,26 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
   });
 
+/** How often handled offsets are committed (see ConsumerRunner's class comment). */
+export const COMMIT_INTERVAL_MS = 1000;
+
+/**
+ * Offsets are committed once a second (and when the runner stops), not after every batch:
+ * kafkajs's auto-commit sends an OffsetCommit after each batch, which for documents that trickle
+ * in one at a time was a broker round trip per stage per document. Work handled but not yet
+ * committed when a process dies or loses its partitions is redelivered, as after a crash: every
+ * effect is idempotent.
+ */
 export class ConsumerRunner<T> {
   private consumer: Consumer | undefined;
   private readonly log: Logger;
+  /** The next offset to consume of each partition whose handled offsets are not committed yet. */
+  private readonly handled = new Map<string, { topic: string; partition: number; offset: string }>();
+  private commitTimer: NodeJS.Timeout | undefined;
+  private committing: Promise<void> | undefined;
+  /** Batches being handled, and who waits for there to be none. */
+  private inFlight = 0;
+  private idle: (() => void)[] = [];
   private readonly abort = new AbortController();
   private readonly prefix: string;
   private readonly resumeTimers = new Set<NodeJS.Timeout>();
@@ -168,9 +185,11 @@ export class ConsumerRunner<T> {
     this.consumer = consumer;
     await consumer.connect();
     await consumer.subscribe({ topics: this.opts.topics.map((t) => this.prefix + t), fromBeginning: this.opts.fromBeginning ?? true });
+    this.commitTimer = setInterval(() => void this.commitHandled(), COMMIT_INTERVAL_MS);
+    this.commitTimer.unref();
     await consumer.run({
-      autoCommit: true,
-      autoCommitInterval: 1000,
+      // committed by commitHandled, not after every batch
+      autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: this.opts.partitionsConcurrently ?? 4,
       eachBatch: (payload) => this.eachBatch(payload),
@@ -178,15 +197,44 @@ export class ConsumerRunner<T> {
     this.log.info({ event: `${this.opts.name}:consuming`, topics: this.opts.topics }, 'consuming');
   }
 
-  /** Stops fetching, lets the batch in hand finish, commits resolved offsets, disconnects. */
+  /** Stops fetching, lets the batch in hand finish, commits handled offsets, disconnects. */
   async stop(): Promise<void> {
     this.abort.abort();
     for (const t of this.resumeTimers) clearTimeout(t);
     this.resumeTimers.clear();
+    clearInterval(this.commitTimer);
     if (!this.consumer) return;
+    // no new batches; the ones in hand finish (aborted retries end at once); then the handled
+    // offsets are committed while this member still belongs to the group
+    this.consumer.pause(this.opts.topics.map((t) => ({ topic: this.prefix + t })));
+    if (this.inFlight > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
+    await this.committing;
+    await this.commitHandled();
     await this.consumer.stop();
     await this.consumer.disconnect();
     this.consumer = undefined;
+  }
+
+  /** Notes that a partition was handled up to (not including) `next`. */
+  private markHandled(topic: string, partition: number, next: string): void {
+    this.handled.set(`${topic}\u0000${partition}`, { topic, partition, offset: next });
+  }
+
+  /**
+   * Commits the offsets handled since the last commit. A commit refused (the group rebalanced,
+   * the broker is away) is dropped: the partition's next batch marks a newer offset, and what a
+   * new owner receives again is handled idempotently.
+   */
+  private commitHandled(): Promise<void> {
+    if (this.committing || this.handled.size === 0 || !this.consumer) return this.committing ?? Promise.resolve();
+    const batch = [...this.handled.values()];
+    this.handled.clear();
+    const consumer = this.consumer;
+    this.committing = consumer
+      .commitOffsets(batch)
+      .catch((err: unknown) => this.log.debug({ event: `${this.opts.name}:commit-skipped`, err }, 'offset commit refused; the work is redelivered if the partition moves'))
+      .finally(() => (this.committing = undefined));
+    return this.committing;
   }
 
   private unprefixed(topic: string): string {
@@ -206,6 +254,16 @@ export class ConsumerRunner<T> {
   }
 
   private async eachBatch(payload: EachBatchPayload): Promise<void> {
+    this.inFlight += 1;
+    try {
+      await this.handleFetched(payload);
+    } finally {
+      this.inFlight -= 1;
+      if (this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
+    }
+  }
+
+  private async handleFetched(payload: EachBatchPayload): Promise<void> {
     const { batch } = payload;
     const topic = this.unprefixed(batch.topic);
     if (this.opts.handleBatch) {
@@ -247,9 +305,10 @@ export class ConsumerRunner<T> {
         });
       }
       if (outcome && outcome.processed < decoded.length) {
-        // Resolve what was handled; leave the rest for when the partition resumes.
+        // Mark what was handled; leave the rest for when the partition resumes.
         if (outcome.processed > 0) payload.resolveOffset(decoded[outcome.processed - 1]!.offset);
         const nextOffset = decoded[outcome.processed]!.offset;
+        if (outcome.processed > 0) this.markHandled(batch.topic, batch.partition, nextOffset);
         this.consumer!.seek({ topic: batch.topic, partition: batch.partition, offset: nextOffset });
         // a time already past resumes at once: no pause (a paused partition would make the next
         // fetch wait for data on the others)
@@ -261,12 +320,13 @@ export class ConsumerRunner<T> {
           }, outcome.pauseUntil - Date.now());
           this.resumeTimers.add(t);
         }
-        await payload.commitOffsetsIfNecessary();
         return;
       }
       const last = batch.messages[batch.messages.length - 1];
-      if (last) payload.resolveOffset(last.offset);
-      await payload.commitOffsetsIfNecessary();
+      if (last) {
+        payload.resolveOffset(last.offset);
+        this.markHandled(batch.topic, batch.partition, (BigInt(last.offset) + 1n).toString());
+      }
       return;
     }
     await this.withHeartbeats(payload, async (heartbeat) => {
@@ -285,9 +345,9 @@ export class ConsumerRunner<T> {
           );
         }
         payload.resolveOffset(m.offset);
+        this.markHandled(batch.topic, batch.partition, (BigInt(m.offset) + 1n).toString());
       }
     });
-    await payload.commitOffsetsIfNecessary();
   }
 
   private async decodeOrDeadLetter(topic: string, partition: number, m: KafkaMessage): Promise<Consumed<T> | undefined> {
