@@ -219,7 +219,12 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
     const stores = await reader.stores();
 
     // the service, as separate processes
-    const supOpts = { env: { ...iso.env }, logDir, restartDelayMs: 1000 };
+    const supOpts = {
+      env: { ...iso.env },
+      logDir,
+      restartDelayMs: 1000,
+      onUnplannedExit: (name: string, code: number | null, signal: string | null) => say(`chaos: ${name} exited by itself (${code ?? signal}) at ${since()} s; started again`),
+    };
     const spec = (name: string, roles: string[]) => supervise({ name, roles: roles.join(','), expect: roles }, supOpts);
     procs.push(
       spec('api+materializer', ['api', 'materializer']),
