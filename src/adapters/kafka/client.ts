@@ -107,7 +107,8 @@ export class BatchingProducer {
    * lost), so a record it took during a broker outage is written once the broker is back: a
    * request that meanwhile answered 503 would still be processed, and again when its caller
    * sends it again, as a 503 asks. This one gives up instead, so a 503 means not taken: a send
-   * that failed because the broker refused the connection wrote nothing. Not idempotent (its
+   * that failed because the broker refused the connection wrote nothing (one whose request got
+   * no answer in 5 s stays open either way, as for any client). Not idempotent (its
    * records are single work items with deterministic ids, which nodes do once however often
    * they arrive), so a retry never waits on producer state.
    */
