@@ -193,15 +193,6 @@ async function kafkaServes(port: number): Promise<boolean> {
   }
 }
 
-interface KafkaProcessOptions {
-  /** Folder of its configuration, data and logs (created; a folder already formatted is reused). */
-  readonly dir: string;
-  readonly java: string;
-  readonly cache: string;
-  readonly readyMs: number;
-  /** @default "384m" */
-  readonly heap?: string;
-}
 
 /**
  * A single-node KRaft broker (broker and controller in one process), configured as
@@ -210,7 +201,7 @@ interface KafkaProcessOptions {
  * id, so a stop and start is a real restart (log recovery after SIGKILL, controlled shutdown
  * after SIGTERM, consumer offsets and producer state kept).
  */
-async function privateKafkaProcess(o: KafkaProcessOptions): Promise<StoreProcess> {
+async function privateKafkaProcess(o: StoreOptions): Promise<StoreProcess> {
   const kd = o.dir;
   const [kafkaPort, controllerPort] = [await freePort(), await freePort()];
   for (const d of ['conf', 'data', 'logs']) mkdirSync(path.join(kd, d), { recursive: true });
@@ -256,6 +247,90 @@ export async function startPrivateKafka(opts: { readonly dir: string; readonly h
   return { kafka, dir: opts.dir, env: { KAFKA_BROKERS: `127.0.0.1:${kafka.port}` }, close: () => kafka.stop('SIGKILL') };
 }
 
+interface StoreOptions {
+  /** Folder of its configuration, data and logs (created; a folder already used is reused). */
+  readonly dir: string;
+  readonly java: string;
+  readonly cache: string;
+  readonly readyMs: number;
+  readonly heap?: string;
+}
+
+/**
+ * A single Cassandra node configured as deploy/stack.sh configures the stack's, with a cluster
+ * name of its own (it must never gossip with another node), on two free ports. Its data, commit
+ * log and saved caches stay in the folder across stops and starts. Unlike the stack's node it
+ * runs without `cassandra.unsafesystem` (system tables written without the commit log): with it,
+ * a SIGKILL soon after `tdx migrate` lost tables the migrations had created (the service then
+ * found `rate_limit_tallies` missing after the restart), which is the flag's doing, not a restart's.
+ */
+async function privateCassandraProcess(o: StoreOptions): Promise<StoreProcess> {
+  const cd = o.dir;
+  const [cqlPort, storagePort] = [await freePort(), await freePort()];
+  for (const d of ['conf', 'logs', 'tmp', 'data/data', 'data/commitlog', 'data/saved_caches', 'data/hints', 'data/cdc_raw', 'data/system']) mkdirSync(path.join(cd, d), { recursive: true });
+  const yaml = render('cassandra.yaml', { STACK: cd, CASSANDRA_PORT: String(cqlPort), CASSANDRA_STORAGE_PORT: String(storagePort) }).replace(/^cluster_name:.*$/m, "cluster_name: 'tdx-private'");
+  writeFileSync(path.join(cd, 'conf/cassandra.yaml'), yaml);
+  writeFileSync(path.join(cd, 'conf/logback.xml'), readFileSync(path.join(TEMPLATES, 'cassandra-logback.xml')));
+  const lib = `${o.cache}/cassandra-${CASSANDRA_VERSION}/lib`;
+  const jamm = readdirSync(lib).find((f) => /^jamm-.*\.jar$/.test(f));
+  if (!jamm) throw new Error(`jamm jar missing from ${lib}`);
+  const flags = readFileSync(path.join(TEMPLATES, 'cassandra-jvm17.options'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('-'));
+  const heapC = o.heap ?? '768m';
+  return storeProcess({
+    name: 'cassandra',
+    port: cqlPort,
+    dir: cd,
+    java: o.java,
+    readyMs: o.readyMs,
+    args: [
+      `-Xms${heapC}`,
+      `-Xmx${heapC}`,
+      '-Xss512k',
+      '-XX:MaxDirectMemorySize=256m',
+      ...flags,
+      `-javaagent:${lib}/${jamm}`,
+      `-Dcassandra.config=file://${cd}/conf/cassandra.yaml`,
+      `-Dlogback.configurationFile=${cd}/conf/logback.xml`,
+      `-Dcassandra.logdir=${cd}/logs`,
+      `-Dcassandra.storagedir=${cd}/data`,
+      '-Dcassandra-foreground=yes',
+      '-Dcassandra.skip_wait_for_gossip_to_settle=0',
+      '-Dcassandra.ring_delay_ms=1000',
+      `-Djna.tmpdir=${cd}/tmp`,
+      `-Djava.io.tmpdir=${cd}/tmp`,
+      '-cp',
+      `${cd}/conf:${lib}/*`,
+      'org.apache.cassandra.service.CassandraDaemon',
+    ],
+  });
+}
+
+export interface PrivateCassandra {
+  readonly cassandra: StoreProcess;
+  /** CASSANDRA_CONTACT_POINTS for the service's configuration. */
+  readonly env: Record<string, string>;
+  readonly dir: string;
+  /** Stops it (SIGKILL: its data is thrown away with the folder). */
+  close(): Promise<void>;
+}
+
+/** Starts a private Cassandra node alone and resolves once it accepts CQL connections. */
+export async function startPrivateCassandra(opts: { readonly dir: string; readonly heap?: string; readonly readyMs?: number }): Promise<PrivateCassandra> {
+  const why = privateStoresUnavailable();
+  if (why) throw new Error(`private stores unavailable: ${why}`);
+  const cassandra = await privateCassandraProcess({ dir: opts.dir, java: findJava(process.env)!, cache: path.join(stackDir(), 'cache'), readyMs: opts.readyMs ?? 300_000, ...(opts.heap ? { heap: opts.heap } : {}) });
+  try {
+    await cassandra.start();
+  } catch (err) {
+    await cassandra.stop('SIGKILL');
+    throw err;
+  }
+  return { cassandra, dir: opts.dir, env: { CASSANDRA_CONTACT_POINTS: `127.0.0.1:${cassandra.port}` }, close: () => cassandra.stop('SIGKILL') };
+}
+
 export interface PrivateStores {
   readonly kafka: StoreProcess;
   readonly cassandra: StoreProcess;
@@ -284,52 +359,9 @@ export async function startPrivateStores(opts: PrivateStoreOptions): Promise<Pri
   const java = findJava(process.env)!;
   const cache = path.join(stackDir(), 'cache');
   const readyMs = opts.readyMs ?? 300_000;
-  const [cqlPort, storagePort] = [await freePort(), await freePort()];
-
   const kafka = await privateKafkaProcess({ dir: path.join(opts.dir, 'kafka'), java, cache, readyMs, ...(opts.kafkaHeap ? { heap: opts.kafkaHeap } : {}) });
 
-  // Cassandra, as deploy/stack.sh starts it (its own cluster name: it must never gossip with another node)
-  const cd = path.join(opts.dir, 'cassandra');
-  for (const d of ['conf', 'logs', 'tmp', 'data/data', 'data/commitlog', 'data/saved_caches', 'data/hints', 'data/cdc_raw', 'data/system']) mkdirSync(path.join(cd, d), { recursive: true });
-  const yaml = render('cassandra.yaml', { STACK: cd, CASSANDRA_PORT: String(cqlPort), CASSANDRA_STORAGE_PORT: String(storagePort) }).replace(/^cluster_name:.*$/m, "cluster_name: 'tdx-private'");
-  writeFileSync(path.join(cd, 'conf/cassandra.yaml'), yaml);
-  writeFileSync(path.join(cd, 'conf/logback.xml'), readFileSync(path.join(TEMPLATES, 'cassandra-logback.xml')));
-  const lib = `${cache}/cassandra-${CASSANDRA_VERSION}/lib`;
-  const jamm = readdirSync(lib).find((f) => /^jamm-.*\.jar$/.test(f));
-  if (!jamm) throw new Error(`jamm jar missing from ${lib}`);
-  const flags = readFileSync(path.join(TEMPLATES, 'cassandra-jvm17.options'), 'utf8')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l.startsWith('-'));
-  const heapC = opts.cassandraHeap ?? '768m';
-  const cassandra = storeProcess({
-    name: 'cassandra',
-    port: cqlPort,
-    dir: cd,
-    java,
-    readyMs,
-    args: [
-      `-Xms${heapC}`,
-      `-Xmx${heapC}`,
-      '-Xss512k',
-      '-XX:MaxDirectMemorySize=256m',
-      ...flags,
-      `-javaagent:${lib}/${jamm}`,
-      `-Dcassandra.config=file://${cd}/conf/cassandra.yaml`,
-      `-Dlogback.configurationFile=${cd}/conf/logback.xml`,
-      `-Dcassandra.logdir=${cd}/logs`,
-      `-Dcassandra.storagedir=${cd}/data`,
-      '-Dcassandra-foreground=yes',
-      '-Dcassandra.skip_wait_for_gossip_to_settle=0',
-      '-Dcassandra.ring_delay_ms=1000',
-      '-Dcassandra.unsafesystem=true',
-      `-Djna.tmpdir=${cd}/tmp`,
-      `-Djava.io.tmpdir=${cd}/tmp`,
-      '-cp',
-      `${cd}/conf:${lib}/*`,
-      'org.apache.cassandra.service.CassandraDaemon',
-    ],
-  });
+  const cassandra = await privateCassandraProcess({ dir: path.join(opts.dir, 'cassandra'), java, cache, readyMs, ...(opts.cassandraHeap ? { heap: opts.cassandraHeap } : {}) });
 
   try {
     await Promise.all([kafka.start(), cassandra.start()]);
@@ -341,7 +373,7 @@ export async function startPrivateStores(opts: PrivateStoreOptions): Promise<Pri
     kafka,
     cassandra,
     dir: opts.dir,
-    env: { KAFKA_BROKERS: `127.0.0.1:${kafka.port}`, CASSANDRA_CONTACT_POINTS: `127.0.0.1:${cqlPort}` },
+    env: { KAFKA_BROKERS: `127.0.0.1:${kafka.port}`, CASSANDRA_CONTACT_POINTS: `127.0.0.1:${cassandra.port}` },
     close: async () => {
       await Promise.allSettled([kafka.stop('SIGKILL'), cassandra.stop('SIGKILL')]);
     },
