@@ -3,8 +3,9 @@
  * uses a private Cassandra node of this test (test/chaos/private-stores.ts: a single node started
  * from the jars the local stack unpacked, in a data folder of its own) and the shared Kafka and
  * registry. The test stops the node in the middle of the work (SIGTERM by default, a clean
- * shutdown; CASSANDRA_OUTAGE_SIGNAL=SIGKILL for a crash, which does not pass yet: see
- * docs/reliability.md, "Cassandra, restarted") and starts it again on the same data, so
+ * shutdown; CASSANDRA_OUTAGE_SIGNAL=SIGKILL for a crash, which loses the node's last
+ * acknowledged writes with the stack's periodic commit log: see docs/reliability.md, "Cassandra,
+ * restarted") and starts it again on the same data, so
  * it is a real restart (commit log replay, prepared statements gone from the server's cache, the
  * driver reconnecting), which the TCP cut of outage.test.ts does not exercise.
  *
