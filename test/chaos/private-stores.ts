@@ -260,7 +260,7 @@ interface StoreOptions {
  * A single Cassandra node configured as deploy/stack.sh configures the stack's, with a cluster
  * name of its own (it must never gossip with another node), on two free ports. Its data, commit
  * log and saved caches stay in the folder across stops and starts. Unlike the stack's node it
- * runs without `cassandra.unsafesystem` (system tables written without the commit log): with it,
+ * syncs its commit log before acknowledging a write (below), and runs without `cassandra.unsafesystem` (system tables written without the commit log): with it,
  * a SIGKILL soon after `tdx migrate` lost tables the migrations had created (the service then
  * found `rate_limit_tallies` missing after the restart), which is the flag's doing, not a restart's.
  */
@@ -268,7 +268,12 @@ async function privateCassandraProcess(o: StoreOptions): Promise<StoreProcess> {
   const cd = o.dir;
   const [cqlPort, storagePort] = [await freePort(), await freePort()];
   for (const d of ['conf', 'logs', 'tmp', 'data/data', 'data/commitlog', 'data/saved_caches', 'data/hints', 'data/cdc_raw', 'data/system']) mkdirSync(path.join(cd, d), { recursive: true });
-  const yaml = render('cassandra.yaml', { STACK: cd, CASSANDRA_PORT: String(cqlPort), CASSANDRA_STORAGE_PORT: String(storagePort) }).replace(/^cluster_name:.*$/m, "cluster_name: 'tdx-private'");
+  const yaml = render('cassandra.yaml', { STACK: cd, CASSANDRA_PORT: String(cqlPort), CASSANDRA_STORAGE_PORT: String(storagePort) }).replace(/^cluster_name:.*$/m, "cluster_name: 'tdx-private'")
+    // An acknowledged write must survive a SIGKILL. The stack's `periodic` commit log (10 s)
+    // acknowledges before it syncs, and a crash of a node without replicas loses the writes
+    // since the last sync (docs/reliability.md, "Cassandra, restarted"); `batch` syncs first.
+    .replace(/^commitlog_sync:.*$/m, 'commitlog_sync: batch')
+    .replace(/^commitlog_sync_period:.*$/m, '');
   writeFileSync(path.join(cd, 'conf/cassandra.yaml'), yaml);
   writeFileSync(path.join(cd, 'conf/logback.xml'), readFileSync(path.join(TEMPLATES, 'cassandra-logback.xml')));
   const lib = `${o.cache}/cassandra-${CASSANDRA_VERSION}/lib`;

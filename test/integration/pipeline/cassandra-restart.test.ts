@@ -2,10 +2,8 @@
  * A Cassandra restart while the service works: the service (every role, in this test process)
  * uses a private Cassandra node of this test (test/chaos/private-stores.ts: a single node started
  * from the jars the local stack unpacked, in a data folder of its own) and the shared Kafka and
- * registry. The test stops the node in the middle of the work (SIGTERM by default, a clean
- * shutdown; CASSANDRA_OUTAGE_SIGNAL=SIGKILL for a crash, which loses the node's last
- * acknowledged writes with the stack's periodic commit log: see docs/reliability.md, "Cassandra,
- * restarted") and starts it again on the same data, so
+ * registry. The test stops the node in the middle of the work (SIGKILL by default, a crash;
+ * CASSANDRA_OUTAGE_SIGNAL=SIGTERM for a clean shutdown) and starts it again on the same data, so
  * it is a real restart (commit log replay, prepared statements gone from the server's cache, the
  * driver reconnecting), which the TCP cut of outage.test.ts does not exercise.
  *
@@ -29,7 +27,7 @@ import { eventually } from '../helpers/isolated-config.ts';
 import { interchange, po850, pollingPartnerDoc, startPipeline, type Pipeline } from './support.ts';
 
 const unavailable = privateStoresUnavailable();
-const signal = process.env['CASSANDRA_OUTAGE_SIGNAL'] === 'SIGKILL' ? 'SIGKILL' : 'SIGTERM';
+const signal = process.env['CASSANDRA_OUTAGE_SIGNAL'] === 'SIGTERM' ? 'SIGTERM' : 'SIGKILL';
 
 const timed = async <T,>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> => {
   const started = Date.now();
