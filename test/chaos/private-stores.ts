@@ -260,9 +260,10 @@ interface StoreOptions {
  * A single Cassandra node configured as deploy/stack.sh configures the stack's, with a cluster
  * name of its own (it must never gossip with another node), on two free ports. Its data, commit
  * log and saved caches stay in the folder across stops and starts. Unlike the stack's node it
- * syncs its commit log before acknowledging a write (below), and runs without `cassandra.unsafesystem` (system tables written without the commit log): with it,
- * a SIGKILL soon after `tdx migrate` lost tables the migrations had created (the service then
- * found `rate_limit_tallies` missing after the restart), which is the flag's doing, not a restart's.
+ * syncs its commit log before acknowledging a write (below), and runs without
+ * `cassandra.unsafesystem` (system tables written without the usual durability): with it, a
+ * SIGKILL soon after `tdx migrate` lost tables the migrations had created (the service then found
+ * `rate_limit_tallies` missing after the restart), which is the flag's doing, not a restart's.
  */
 async function privateCassandraProcess(o: StoreOptions): Promise<StoreProcess> {
   const cd = o.dir;
