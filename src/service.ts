@@ -106,13 +106,16 @@ const node =
 /** The /platform API over Cassandra and ClickHouse. */
 async function platformRouters(r: Resources): Promise<ReturnType<typeof platformRouterOverCassandra>['router'][]> {
   const deps = await nodeDeps(r);
-  const submissions = { artifacts: deps.stores.artifacts, producer: deps.emitter, maxBytes: r.config.api.maxSubmissionBytes };
+  // a request's work item is written before its 202, or never once it answered 503 (a random
+  // trace id: written late, it would be processed besides the copy its caller sends again)
+  const requests = new WireEmitter(await r.requestProducer(), await r.wire());
+  const submissions = { artifacts: deps.stores.artifacts, producer: requests, maxBytes: r.config.api.maxSubmissionBytes };
   const replays = {
     artifacts: deps.stores.artifacts,
     results: deps.stores.results,
     transactions: deps.stores.transactions,
     config: deps.config,
-    producer: deps.emitter,
+    producer: requests,
     retentionSeconds: r.config.cassandra.retentionSeconds,
   };
   const [cassandra, clickhouse, stores] = await Promise.all([r.cassandra(), r.clickhouse(), r.stores()]);

@@ -14,6 +14,7 @@ import { TdxError } from '../errors.ts';
 import type { FlowNode, FlowRecord, PartnerRecord } from './configuration.ts';
 import type { NodeService } from './node-services.ts';
 import type { ArtifactPointer, StoredTransaction } from './records.ts';
+import { CONTRACT_RETENTION_SECONDS, retentionText } from './retention.ts';
 
 export type ReplayKind = 'resend' | 'redeliver';
 
@@ -39,7 +40,7 @@ export interface ReplayFacts {
   readonly currentFlow: FlowRecord | null;
   /** Resend: the stored EDI to send (the transaction's `output` role). */
   readonly document: ArtifactPointer | null;
-  /** The document's bytes are still stored (kept 45 days). */
+  /** The document's bytes are still stored (kept for the retention, config.cassandra.retentionSeconds). */
   readonly contentAvailable: boolean;
   /** Redeliver: what the delivery node received, when the document reached it. */
   readonly deliveryInput: DeliveryInput | null;
@@ -93,9 +94,14 @@ function targetsExist(facts: ReplayFacts, node: FlowNode): boolean {
 const fail = (code: 'not_outbound' | 'not_inbound' | 'document_not_generated' | 'content_unavailable' | 'delivery_node_missing' | 'not_flow_delivered' | 'delivery_target_missing' | 'delivery_not_reached' | 'poll_delivery', message: string): TdxError =>
   new TdxError(code, message);
 
-/** The replay's plan, or the contract's 422 naming why it cannot run. */
-export function planReplay(f: ReplayFacts): ReplayPlan | TdxError {
+/**
+ * The replay's plan, or the contract's 422 naming why it cannot run. `retentionSeconds` is the
+ * configured retention the `content_unavailable` message names (the contract's 45 days when not
+ * given).
+ */
+export function planReplay(f: ReplayFacts, retentionSeconds = CONTRACT_RETENTION_SECONDS): ReplayPlan | TdxError {
   const t = f.transaction;
+  const kept = retentionText(retentionSeconds);
   if (f.kind === 'resend') {
     if (t.direction !== 'outbound') return fail('not_outbound', `Transaction ${t.id} is inbound: resend applies to outbound documents; redeliver inbound ones.`);
     const ack = ACKS.has(t.transactionSetIdentifier);
@@ -105,7 +111,7 @@ export function planReplay(f: ReplayFacts): ReplayPlan | TdxError {
         : fail('document_not_generated', `Transaction ${t.id} failed before its EDI was written (${t.failedNodeName ?? 'an earlier step'}); no document was produced to resend.`);
     }
     if (!t.flowId) return fail('not_flow_delivered', `Transaction ${t.id} did not go out through a flow; there is nothing to resend.`);
-    if (!f.contentAvailable) return fail('content_unavailable', `The stored EDI of transaction ${t.id} is no longer available (documents are kept 45 days).`);
+    if (!f.contentAvailable) return fail('content_unavailable', `The stored EDI of transaction ${t.id} is no longer available (documents are kept ${kept}).`);
     const flow = f.currentFlow;
     const wanted = originalService(f);
     const candidate = flow ? nodeAfter(flow, ack ? 'ack_generate' : 'x12_write') : null;
@@ -121,7 +127,7 @@ export function planReplay(f: ReplayFacts): ReplayPlan | TdxError {
     return fail('poll_delivery', `Partner ${t.partnerKey ?? ''} is set to polling: transaction ${t.id} is on the feed; there is nothing to redeliver.`);
   }
   if (!f.deliveryInput) return fail('delivery_not_reached', `Transaction ${t.id} failed upstream (${t.failedNodeName ?? 'before delivery'}) and never reached its delivery step.`);
-  if (!f.deliveryInput.document || !f.contentAvailable) return fail('content_unavailable', `The stored document of transaction ${t.id} is no longer available (documents are kept 45 days).`);
+  if (!f.deliveryInput.document || !f.contentAvailable) return fail('content_unavailable', `The stored document of transaction ${t.id} is no longer available (documents are kept ${kept}).`);
   const wanted = originalService(f);
   if (!flow || !delivery || (wanted !== null && wanted !== delivery.service)) {
     return fail('delivery_node_missing', `The delivery node of partner ${t.partnerKey ?? ''}'s inbound flow (${wanted ?? 'webhook'}) no longer exists.`);

@@ -38,6 +38,9 @@ export function visibleDeliveredAt(deliveredAt: Micros | null, now: Micros, rete
   return deliveredAt !== null && agedOut(deliveredAt, now, retentionSeconds) ? null : deliveredAt;
 }
 
+/** The contract's retention (45 days), config.cassandra.retentionSeconds' default. */
+export const CONTRACT_RETENTION_SECONDS = 45 * 86_400;
+
 /** The retention in words for messages: "45 days", "1 day", "3 hours", "10 seconds". */
 export function retentionText(retentionSeconds: number): string {
   const units: [number, string][] = [

@@ -75,6 +75,16 @@ export class Resources {
     });
   }
 
+  /** The producer of work an HTTP request answers for: every send settles within seconds (BatchingProducer.createBounded). */
+  requestProducer(): Promise<BatchingProducer> {
+    return this.once('request-producer', async () => {
+      const producer = BatchingProducer.createBounded(this.config, this.logger);
+      await producer.connect();
+      this.closers.push({ name: 'kafka-request-producer', close: () => producer.close() });
+      return producer;
+    });
+  }
+
   /** Schema ids of every topic, resolved against the registry (requires `tdx migrate`). */
   wire(): Promise<WireRegistry> {
     return this.once('wire', async () => {

@@ -19,6 +19,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, 
 import { createServer, Socket } from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import kafkajs from 'kafkajs';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const TEMPLATES = path.join(ROOT, 'deploy/stack');
@@ -80,6 +81,18 @@ export function portOpen(port: number): Promise<boolean> {
   });
 }
 
+/** Runs a short Java command to its end; its exit code and output. */
+function runJava(java: string, args: readonly string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(java, [...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    c.stdout.on('data', (b: Buffer) => (output += b.toString('utf8')));
+    c.stderr.on('data', (b: Buffer) => (output += b.toString('utf8')));
+    c.once('error', reject);
+    c.once('close', (code) => resolve({ code, output }));
+  });
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** One store process that can be stopped and started again on the same port and data. */
@@ -101,8 +114,14 @@ interface Launch {
   readonly dir: string;
   readonly java: string;
   readonly args: readonly string[];
-  /** Longest start, from spawn to an open client port. */
+  /** Longest start, from spawn to an open client port (and `ready`). */
   readonly readyMs: number;
+  /**
+   * True once the store serves clients. An open port is not enough for Kafka: the broker binds
+   * its listener early and only then replays its logs and registers with the controller, so
+   * connections wait in the backlog meanwhile.
+   */
+  readonly ready?: () => Promise<boolean>;
 }
 
 function storeProcess(l: Launch): StoreProcess {
@@ -137,8 +156,8 @@ function storeProcess(l: Launch): StoreProcess {
       const deadline = Date.now() + l.readyMs;
       for (;;) {
         if (c.exitCode !== null || c.signalCode !== null) throw new Error(`${l.name} exited at start (${c.exitCode ?? c.signalCode}); see ${logFile}`);
-        if (await portOpen(l.port)) return;
-        if (Date.now() > deadline) throw new Error(`${l.name} did not open port ${l.port} within ${l.readyMs / 1000} s; see ${logFile}`);
+        if ((await portOpen(l.port)) && (!l.ready || (await l.ready()))) return;
+        if (Date.now() > deadline) throw new Error(`${l.name} was not ready on port ${l.port} within ${l.readyMs / 1000} s; see ${logFile}`);
         await sleep(250);
       }
     },
@@ -158,6 +177,164 @@ function render(template: string, vars: Record<string, string>): string {
   let text = readFileSync(path.join(TEMPLATES, template), 'utf8');
   for (const [k, v] of Object.entries(vars)) text = text.replaceAll(`@${k}@`, v);
   return text;
+}
+
+/** True once the broker answers a metadata request and lists itself (a short-lived admin client). */
+async function kafkaServes(port: number): Promise<boolean> {
+  const kafka = new kafkajs.Kafka({ clientId: 'tdx-private-stores', brokers: [`127.0.0.1:${port}`], logLevel: kafkajs.logLevel.NOTHING, connectionTimeout: 2_000, requestTimeout: 5_000, retry: { retries: 0 } });
+  const admin = kafka.admin({ retry: { retries: 0 } });
+  try {
+    await admin.connect();
+    return (await admin.describeCluster()).brokers.length > 0;
+  } catch {
+    return false;
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
+}
+
+
+/**
+ * A single-node KRaft broker (broker and controller in one process), configured as
+ * deploy/stack.sh configures the stack's, on two free ports. Its storage is formatted once, when
+ * the folder is created; every start after that reuses the same data, metadata log and cluster
+ * id, so a stop and start is a real restart (log recovery after SIGKILL, controlled shutdown
+ * after SIGTERM, consumer offsets and producer state kept).
+ */
+async function privateKafkaProcess(o: StoreOptions): Promise<StoreProcess> {
+  const kd = o.dir;
+  const [kafkaPort, controllerPort] = [await freePort(), await freePort()];
+  for (const d of ['conf', 'data', 'logs']) mkdirSync(path.join(kd, d), { recursive: true });
+  writeFileSync(path.join(kd, 'conf/server.properties'), render('kafka-server.properties', { STACK: kd, KAFKA_PORT: String(kafkaPort), KAFKA_CONTROLLER_PORT: String(controllerPort) }));
+  writeFileSync(path.join(kd, 'conf/log4j.properties'), readFileSync(path.join(TEMPLATES, 'kafka-log4j.properties')));
+  const common = ['-Djava.awt.headless=true', `-Dlog4j.configuration=file:${kd}/conf/log4j.properties`, `-Dkafka.logs.dir=${kd}/logs`, '-cp', `${o.cache}/kafka-${KAFKA_VERSION}/libs/*`];
+  const clusterId = randomBytes(16).toString('base64url').slice(0, 22);
+  // not spawnSync: a test may already run the service in this process
+  const format = await runJava(o.java, ['-Xmx256m', ...common, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', `${kd}/conf/server.properties`, '--ignore-formatted']);
+  if (format.code !== 0) throw new Error(`kafka storage format failed: ${format.output}`);
+  const heap = o.heap ?? '384m';
+  return storeProcess({
+    name: 'kafka',
+    port: kafkaPort,
+    dir: kd,
+    java: o.java,
+    readyMs: o.readyMs,
+    ready: () => kafkaServes(kafkaPort),
+    args: [`-Xms${heap}`, `-Xmx${heap}`, '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-XX:MaxDirectMemorySize=256m', ...common, 'kafka.Kafka', `${kd}/conf/server.properties`],
+  });
+}
+
+export interface PrivateKafka {
+  readonly kafka: StoreProcess;
+  /** KAFKA_BROKERS for the service's configuration. */
+  readonly env: Record<string, string>;
+  readonly dir: string;
+  /** Stops it (SIGKILL: its data is thrown away with the folder). */
+  close(): Promise<void>;
+}
+
+/** Starts a private Kafka broker alone and resolves once it serves clients. */
+export async function startPrivateKafka(opts: { readonly dir: string; readonly heap?: string; readonly readyMs?: number }): Promise<PrivateKafka> {
+  const why = privateStoresUnavailable();
+  if (why) throw new Error(`private stores unavailable: ${why}`);
+  const kafka = await privateKafkaProcess({ dir: opts.dir, java: findJava(process.env)!, cache: path.join(stackDir(), 'cache'), readyMs: opts.readyMs ?? 300_000, ...(opts.heap ? { heap: opts.heap } : {}) });
+  try {
+    await kafka.start();
+  } catch (err) {
+    await kafka.stop('SIGKILL');
+    throw err;
+  }
+  return { kafka, dir: opts.dir, env: { KAFKA_BROKERS: `127.0.0.1:${kafka.port}` }, close: () => kafka.stop('SIGKILL') };
+}
+
+interface StoreOptions {
+  /** Folder of its configuration, data and logs (created; a folder already used is reused). */
+  readonly dir: string;
+  readonly java: string;
+  readonly cache: string;
+  readonly readyMs: number;
+  readonly heap?: string;
+}
+
+/**
+ * A single Cassandra node configured as deploy/stack.sh configures the stack's, with a cluster
+ * name of its own (it must never gossip with another node), on two free ports. Its data, commit
+ * log and saved caches stay in the folder across stops and starts. Unlike the stack's node it
+ * syncs its commit log before acknowledging a write (below), and runs without
+ * `cassandra.unsafesystem` (system tables written without the usual durability): with it, a
+ * SIGKILL soon after `tdx migrate` lost tables the migrations had created (the service then found
+ * `rate_limit_tallies` missing after the restart), which is the flag's doing, not a restart's.
+ */
+async function privateCassandraProcess(o: StoreOptions): Promise<StoreProcess> {
+  const cd = o.dir;
+  const [cqlPort, storagePort] = [await freePort(), await freePort()];
+  for (const d of ['conf', 'logs', 'tmp', 'data/data', 'data/commitlog', 'data/saved_caches', 'data/hints', 'data/cdc_raw', 'data/system']) mkdirSync(path.join(cd, d), { recursive: true });
+  const yaml = render('cassandra.yaml', { STACK: cd, CASSANDRA_PORT: String(cqlPort), CASSANDRA_STORAGE_PORT: String(storagePort) }).replace(/^cluster_name:.*$/m, "cluster_name: 'tdx-private'")
+    // An acknowledged write must survive a SIGKILL. The stack's `periodic` commit log (10 s)
+    // acknowledges before it syncs, and a crash of a node without replicas loses the writes
+    // since the last sync (docs/reliability.md, "Cassandra, restarted"); `batch` syncs first.
+    .replace(/^commitlog_sync:.*$/m, 'commitlog_sync: batch')
+    .replace(/^commitlog_sync_period:.*$/m, '');
+  writeFileSync(path.join(cd, 'conf/cassandra.yaml'), yaml);
+  writeFileSync(path.join(cd, 'conf/logback.xml'), readFileSync(path.join(TEMPLATES, 'cassandra-logback.xml')));
+  const lib = `${o.cache}/cassandra-${CASSANDRA_VERSION}/lib`;
+  const jamm = readdirSync(lib).find((f) => /^jamm-.*\.jar$/.test(f));
+  if (!jamm) throw new Error(`jamm jar missing from ${lib}`);
+  const flags = readFileSync(path.join(TEMPLATES, 'cassandra-jvm17.options'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('-'));
+  const heapC = o.heap ?? '768m';
+  return storeProcess({
+    name: 'cassandra',
+    port: cqlPort,
+    dir: cd,
+    java: o.java,
+    readyMs: o.readyMs,
+    args: [
+      `-Xms${heapC}`,
+      `-Xmx${heapC}`,
+      '-Xss512k',
+      '-XX:MaxDirectMemorySize=256m',
+      ...flags,
+      `-javaagent:${lib}/${jamm}`,
+      `-Dcassandra.config=file://${cd}/conf/cassandra.yaml`,
+      `-Dlogback.configurationFile=${cd}/conf/logback.xml`,
+      `-Dcassandra.logdir=${cd}/logs`,
+      `-Dcassandra.storagedir=${cd}/data`,
+      '-Dcassandra-foreground=yes',
+      '-Dcassandra.skip_wait_for_gossip_to_settle=0',
+      '-Dcassandra.ring_delay_ms=1000',
+      `-Djna.tmpdir=${cd}/tmp`,
+      `-Djava.io.tmpdir=${cd}/tmp`,
+      '-cp',
+      `${cd}/conf:${lib}/*`,
+      'org.apache.cassandra.service.CassandraDaemon',
+    ],
+  });
+}
+
+export interface PrivateCassandra {
+  readonly cassandra: StoreProcess;
+  /** CASSANDRA_CONTACT_POINTS for the service's configuration. */
+  readonly env: Record<string, string>;
+  readonly dir: string;
+  /** Stops it (SIGKILL: its data is thrown away with the folder). */
+  close(): Promise<void>;
+}
+
+/** Starts a private Cassandra node alone and resolves once it accepts CQL connections. */
+export async function startPrivateCassandra(opts: { readonly dir: string; readonly heap?: string; readonly readyMs?: number }): Promise<PrivateCassandra> {
+  const why = privateStoresUnavailable();
+  if (why) throw new Error(`private stores unavailable: ${why}`);
+  const cassandra = await privateCassandraProcess({ dir: opts.dir, java: findJava(process.env)!, cache: path.join(stackDir(), 'cache'), readyMs: opts.readyMs ?? 300_000, ...(opts.heap ? { heap: opts.heap } : {}) });
+  try {
+    await cassandra.start();
+  } catch (err) {
+    await cassandra.stop('SIGKILL');
+    throw err;
+  }
+  return { cassandra, dir: opts.dir, env: { CASSANDRA_CONTACT_POINTS: `127.0.0.1:${cassandra.port}` }, close: () => cassandra.stop('SIGKILL') };
 }
 
 export interface PrivateStores {
@@ -188,69 +365,9 @@ export async function startPrivateStores(opts: PrivateStoreOptions): Promise<Pri
   const java = findJava(process.env)!;
   const cache = path.join(stackDir(), 'cache');
   const readyMs = opts.readyMs ?? 300_000;
-  const [kafkaPort, controllerPort, cqlPort, storagePort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const kafka = await privateKafkaProcess({ dir: path.join(opts.dir, 'kafka'), java, cache, readyMs, ...(opts.kafkaHeap ? { heap: opts.kafkaHeap } : {}) });
 
-  // Kafka (KRaft, broker and controller in one process), as deploy/stack.sh starts it.
-  const kd = path.join(opts.dir, 'kafka');
-  for (const d of ['conf', 'data', 'logs']) mkdirSync(path.join(kd, d), { recursive: true });
-  writeFileSync(path.join(kd, 'conf/server.properties'), render('kafka-server.properties', { STACK: kd, KAFKA_PORT: String(kafkaPort), KAFKA_CONTROLLER_PORT: String(controllerPort) }));
-  writeFileSync(path.join(kd, 'conf/log4j.properties'), readFileSync(path.join(TEMPLATES, 'kafka-log4j.properties')));
-  const kafkaCommon = ['-Djava.awt.headless=true', `-Dlog4j.configuration=file:${kd}/conf/log4j.properties`, `-Dkafka.logs.dir=${kd}/logs`, '-cp', `${cache}/kafka-${KAFKA_VERSION}/libs/*`];
-  const clusterId = randomBytes(16).toString('base64url').slice(0, 22);
-  const format = spawnSync(java, ['-Xmx256m', ...kafkaCommon, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', `${kd}/conf/server.properties`, '--ignore-formatted'], { encoding: 'utf8' });
-  if (format.status !== 0) throw new Error(`kafka storage format failed: ${format.stderr}${format.stdout}`);
-  const heapK = opts.kafkaHeap ?? '384m';
-  const kafka = storeProcess({
-    name: 'kafka',
-    port: kafkaPort,
-    dir: kd,
-    java,
-    readyMs,
-    args: [`-Xms${heapK}`, `-Xmx${heapK}`, '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-XX:MaxDirectMemorySize=256m', ...kafkaCommon, 'kafka.Kafka', `${kd}/conf/server.properties`],
-  });
-
-  // Cassandra, as deploy/stack.sh starts it (its own cluster name: it must never gossip with another node)
-  const cd = path.join(opts.dir, 'cassandra');
-  for (const d of ['conf', 'logs', 'tmp', 'data/data', 'data/commitlog', 'data/saved_caches', 'data/hints', 'data/cdc_raw', 'data/system']) mkdirSync(path.join(cd, d), { recursive: true });
-  const yaml = render('cassandra.yaml', { STACK: cd, CASSANDRA_PORT: String(cqlPort), CASSANDRA_STORAGE_PORT: String(storagePort) }).replace(/^cluster_name:.*$/m, "cluster_name: 'tdx-private'");
-  writeFileSync(path.join(cd, 'conf/cassandra.yaml'), yaml);
-  writeFileSync(path.join(cd, 'conf/logback.xml'), readFileSync(path.join(TEMPLATES, 'cassandra-logback.xml')));
-  const lib = `${cache}/cassandra-${CASSANDRA_VERSION}/lib`;
-  const jamm = readdirSync(lib).find((f) => /^jamm-.*\.jar$/.test(f));
-  if (!jamm) throw new Error(`jamm jar missing from ${lib}`);
-  const flags = readFileSync(path.join(TEMPLATES, 'cassandra-jvm17.options'), 'utf8')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l.startsWith('-'));
-  const heapC = opts.cassandraHeap ?? '768m';
-  const cassandra = storeProcess({
-    name: 'cassandra',
-    port: cqlPort,
-    dir: cd,
-    java,
-    readyMs,
-    args: [
-      `-Xms${heapC}`,
-      `-Xmx${heapC}`,
-      '-Xss512k',
-      '-XX:MaxDirectMemorySize=256m',
-      ...flags,
-      `-javaagent:${lib}/${jamm}`,
-      `-Dcassandra.config=file://${cd}/conf/cassandra.yaml`,
-      `-Dlogback.configurationFile=${cd}/conf/logback.xml`,
-      `-Dcassandra.logdir=${cd}/logs`,
-      `-Dcassandra.storagedir=${cd}/data`,
-      '-Dcassandra-foreground=yes',
-      '-Dcassandra.skip_wait_for_gossip_to_settle=0',
-      '-Dcassandra.ring_delay_ms=1000',
-      '-Dcassandra.unsafesystem=true',
-      `-Djna.tmpdir=${cd}/tmp`,
-      `-Djava.io.tmpdir=${cd}/tmp`,
-      '-cp',
-      `${cd}/conf:${lib}/*`,
-      'org.apache.cassandra.service.CassandraDaemon',
-    ],
-  });
+  const cassandra = await privateCassandraProcess({ dir: path.join(opts.dir, 'cassandra'), java, cache, readyMs, ...(opts.cassandraHeap ? { heap: opts.cassandraHeap } : {}) });
 
   try {
     await Promise.all([kafka.start(), cassandra.start()]);
@@ -262,7 +379,7 @@ export async function startPrivateStores(opts: PrivateStoreOptions): Promise<Pri
     kafka,
     cassandra,
     dir: opts.dir,
-    env: { KAFKA_BROKERS: `127.0.0.1:${kafkaPort}`, CASSANDRA_CONTACT_POINTS: `127.0.0.1:${cqlPort}` },
+    env: { KAFKA_BROKERS: `127.0.0.1:${kafka.port}`, CASSANDRA_CONTACT_POINTS: `127.0.0.1:${cassandra.port}` },
     close: async () => {
       await Promise.allSettled([kafka.stop('SIGKILL'), cassandra.stop('SIGKILL')]);
     },

@@ -12,9 +12,15 @@
  *
  * Isolation: its own topic prefix, consumer groups, keyspace, ClickHouse folder and SFTP folders
  * (test/integration/helpers), so it runs beside other tests on the shared stack.
+ *
+ * With `brokerRestarts` (CHAOS_STORE_RESTARTS) the service and this process use a private Kafka
+ * broker (./private-stores.ts) instead of the shared one, and the run stops it (SIGKILL) and
+ * starts it again on the same data that many times while it feeds, timing how long the service
+ * takes to accept a submission again.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
 import type { Admin } from 'kafkajs';
@@ -35,7 +41,7 @@ import { apiClient, type Attempt } from './client.ts';
 import { FeedTopic } from './observe.ts';
 import { SftpSide, startFlakyReceiver } from './partners.ts';
 import { ack997, configuration, populate, seeded, type Item } from './population.ts';
-import { freePort } from './private-stores.ts';
+import { freePort, startPrivateKafka, type PrivateKafka } from './private-stores.ts';
 import { supervise, type Supervised } from './processes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -51,6 +57,11 @@ export interface ChaosOptions {
   readonly concurrency?: number;
   /** Longest wait for the pipeline to settle after the last submission. @default 900000 */
   readonly settleTimeoutMs?: number;
+  /**
+   * Restarts of a private Kafka broker during the feeding (SIGKILL, then started again on its
+   * data); 0 runs on the shared broker. @default 0
+   */
+  readonly brokerRestarts?: number;
   /** Folder for the processes' logs. @default a folder under the run's data folder */
   readonly logDir?: string;
   /** Progress lines. */
@@ -65,12 +76,22 @@ export interface KillRecord {
   readonly recoverMs: number;
 }
 
+export interface BrokerRestartRecord {
+  /** Seconds into the run. */
+  readonly atS: number;
+  /** From the SIGKILL until the broker served clients again. */
+  readonly downMs: number;
+  /** From the broker serving again until the API accepted a submission again. */
+  readonly recoverMs: number;
+}
+
 export interface ChaosReport {
   readonly seed: number;
   readonly sets: number;
   readonly submissions: number;
   readonly documents: Record<string, number>;
   readonly kills: KillRecord[];
+  readonly brokerRestarts: BrokerRestartRecord[];
   /** Every start after the first (after kills, and after exits nobody asked for). */
   readonly restarts: number;
   readonly unplannedExits: number;
@@ -145,7 +166,17 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
   };
 
   const port = await freePort();
+  const restartsWanted = opts.brokerRestarts ?? 0;
+  let broker: PrivateKafka | undefined;
+  let brokerDir: string | undefined;
+  if (restartsWanted > 0) {
+    brokerDir = mkdtempSync(path.join(tmpdir(), 'tdx-chaos-kafka-'));
+    const started = Date.now();
+    broker = await startPrivateKafka({ dir: brokerDir });
+    say(`chaos: private Kafka broker ${broker.env['KAFKA_BROKERS']} ready after ${((Date.now() - started) / 1000).toFixed(1)} s (log ${broker.kafka.logFile})`);
+  }
   const iso = isolatedConfig({
+    ...(broker ? broker.env : {}),
     TDX_API_PORT: String(port),
     TDX_FEED_VISIBILITY_LAG_MS: '500',
     TDX_LOG_VISIBILITY_LAG_MS: '500',
@@ -154,7 +185,7 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
   });
   const logDir = opts.logDir ?? path.join(iso.config.dataDir, 'logs');
   mkdirSync(logDir, { recursive: true });
-  say(`chaos: seed ${seed}, ${sets} sets, ${killsWanted} kills; logs in ${logDir}`);
+  say(`chaos: seed ${seed}, ${sets} sets, ${killsWanted} kills${restartsWanted ? `, ${restartsWanted} broker restarts` : ''}; logs in ${logDir}`);
 
   const sftp = new SftpSide();
   const base = uniqueId('chaos');
@@ -188,7 +219,12 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
     const stores = await reader.stores();
 
     // the service, as separate processes
-    const supOpts = { env: { ...iso.env }, logDir, restartDelayMs: 1000 };
+    const supOpts = {
+      env: { ...iso.env },
+      logDir,
+      restartDelayMs: 1000,
+      onUnplannedExit: (name: string, code: number | null, signal: string | null) => say(`chaos: ${name} exited by itself (${code ?? signal}) at ${since()} s; started again`),
+    };
     const spec = (name: string, roles: string[]) => supervise({ name, roles: roles.join(','), expect: roles }, supOpts);
     procs.push(
       spec('api+materializer', ['api', 'materializer']),
@@ -214,6 +250,7 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
     // feeding
     const accepted = new Map<string, { item: Item; trace: string; attempts: Attempt[] }>();
     let ambiguous = 0;
+    const acceptedAt: number[] = [];
     const feedStarted = Date.now();
     const feeder = pool(population.items, opts.concurrency ?? 4, async (item) => {
       const [p, body, type] = item.kind === 'inbound' ? [`/platform/partners/${item.partner}/edi`, item.edi, 'application/edi-x12'] : [`/platform/partners/OUT/documents`, item.body, 'application/json'];
@@ -221,6 +258,7 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
       const amb = r.attempts.filter((a) => a.outcome === 'ambiguous').length;
       ambiguous += amb;
       accepted.set(item.id, { item, trace: r.traceGuid, attempts: r.attempts });
+      acceptedAt.push(Date.now());
       if (accepted.size % 500 === 0) say(`chaos: ${accepted.size} submissions accepted (${since()} s)`);
     });
 
@@ -276,7 +314,36 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
       }
     })();
 
+    // the broker: SIGKILL at even points of the feeding, started again on its data after a pause,
+    // timed until it serves and until the API accepts a submission again
+    const brokerRestarts: BrokerRestartRecord[] = [];
+    const restarter = (async () => {
+      if (!broker) return;
+      for (let i = 1; i <= restartsWanted; i++) {
+        const due = Math.ceil((population.items.length * i) / (restartsWanted + 1));
+        while (accepted.size < due) await sleep(200);
+        const at = Date.now();
+        await broker.kafka.stop('SIGKILL');
+        say(`chaos: broker restart ${i}/${restartsWanted}: SIGKILL at ${since()} s`);
+        await sleep(2_000 + Math.floor(random() * 3_000));
+        await broker.kafka.start();
+        const back = Date.now();
+        const seen = acceptedAt.length;
+        let recoverMs = -1;
+        while (recoverMs < 0 && accepted.size < population.items.length) {
+          const later = acceptedAt.slice(seen).find((t) => t >= back);
+          if (later !== undefined) recoverMs = later - back;
+          else await sleep(100);
+        }
+        const rec = { atS: Math.round((at - t0) / 100) / 10, downMs: back - at, recoverMs };
+        brokerRestarts.push(rec);
+        say(`chaos: broker restart ${i}/${restartsWanted}: down ${(rec.downMs / 1000).toFixed(1)} s, a submission accepted again ${recoverMs < 0 ? 'never (feeding ended)' : `${(recoverMs / 1000).toFixed(1)} s after it was back`}`);
+      }
+    })();
+
     await feeder;
+    await restarter;
+    if (brokerRestarts.length < restartsWanted) fail('other', `only ${brokerRestarts.length} of ${restartsWanted} broker restarts were done`);
     const feedS = (Date.now() - feedStarted) / 1000;
     say(`chaos: every submission accepted after ${feedS.toFixed(1)} s (${ambiguous} sent again after no answer)`);
 
@@ -508,6 +575,7 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
       submissions: accepted.size,
       documents,
       kills,
+      brokerRestarts,
       restarts,
       unplannedExits: procs.reduce((a, p) => a + p.unplannedExits, 0),
       ambiguousSubmissions: ambiguous,
@@ -530,6 +598,8 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
     await sftp.removeTree(sftp.path(base));
     sftp.close();
     if (process.env['CHAOS_KEEP'] !== '1') await iso.cleanup();
+    await broker?.close();
+    if (brokerDir && process.env['CHAOS_KEEP'] !== '1') rmSync(brokerDir, { recursive: true, force: true });
   }
 }
 
@@ -544,6 +614,9 @@ export function formatReport(r: ChaosReport): string[] {
     `kills ${r.kills.length} (${r.kills.map((k) => k.process).join(', ')})`,
     `restarts ${r.restarts} (unplanned exits ${r.unplannedExits})`,
     `time to recover after each kill: ${r.kills.map((k) => `${(k.recoverMs / 1000).toFixed(1)}`).join(' ')} s (${stats})`,
+    ...(r.brokerRestarts.length
+      ? [`broker restarts ${r.brokerRestarts.length}: ${r.brokerRestarts.map((b) => `at ${b.atS} s, down ${(b.downMs / 1000).toFixed(1)} s, accepting again after ${b.recoverMs < 0 ? '-' : (b.recoverMs / 1000).toFixed(1)} s`).join('; ')}`]
+      : []),
     `submissions sent again after no answer ${r.ambiguousSubmissions}`,
     `webhook calls ${r.webhookCalls.total} (${r.webhookCalls.failedOnPurpose} answered 500 or reset on purpose, ${r.webhookCalls.distinctIds} webhook-ids)`,
     `997s sent to POLL ${r.acks997Sent}, 997s received from OUT ${r.acks997Received}`,

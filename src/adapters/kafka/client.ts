@@ -25,14 +25,15 @@ function logCreator(logger: Logger) {
 }
 
 /** The process's kafkajs client: brokers and client id from configuration. */
-export function createKafka(config: Config, logger: Logger, clientSuffix = ''): Kafka {
+export function createKafka(config: Config, logger: Logger, clientSuffix = '', limits: { retries?: number; requestTimeoutMs?: number } = {}): Kafka {
   return new Kafka({
     clientId: `${config.serviceName}${clientSuffix}`,
     brokers: [...config.kafka.brokers],
     logLevel: logLevel.INFO,
     logCreator: logCreator(logger),
-    retry: { initialRetryTime: 100, retries: 8 },
+    retry: { initialRetryTime: 100, retries: limits.retries ?? 8 },
     connectionTimeout: 3_000,
+    ...(limits.requestTimeoutMs === undefined ? {} : { requestTimeout: limits.requestTimeoutMs }),
   });
 }
 
@@ -97,6 +98,30 @@ export class BatchingProducer {
       retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 5_000 },
     });
     return new BatchingProducer(producer, config.kafka.producerLingerMs);
+  }
+
+  /**
+   * A producer for work an HTTP request answers for (a submission, a replay): every send settles,
+   * written or failed, within a few seconds, with a client of its own whose connection retries
+   * are as short. The process's producer retries without limit (nothing a node produced may be
+   * lost), so a record it took during a broker outage is written once the broker is back: a
+   * request that meanwhile answered 503 would still be processed, and again when its caller
+   * sends it again, as a 503 asks. This one gives up instead, so a 503 means not taken: a send
+   * that failed because the broker refused the connection wrote nothing (one whose request got
+   * no answer in 5 s stays open either way, as for any client). Not idempotent (its
+   * records are single work items with deterministic ids, which nodes do once however often
+   * they arrive), so a retry never waits on producer state.
+   */
+  static createBounded(config: Config, logger: Logger): BatchingProducer {
+    const kafka = createKafka(config, logger, '-requests', { retries: 1, requestTimeoutMs: 5_000 });
+    const producer = kafka.producer({
+      idempotent: false,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      createPartitioner: Partitioners.DefaultPartitioner,
+      retry: { retries: 1, initialRetryTime: 100, maxRetryTime: 1_000 },
+    });
+    return new BatchingProducer(producer, 0);
   }
 
   connect(): Promise<void> {

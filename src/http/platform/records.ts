@@ -17,7 +17,7 @@ import type { ConfigReadStore } from '../../domain/config-ports.ts';
 import { DIRECTIONS } from '../../domain/configuration.ts';
 import { isWellFormedId } from '../../domain/ids.ts';
 import { parseJsonPath, resolveJsonPath, shapeOf } from '../../domain/payload.ts';
-import { agedOut, retentionText, visibleDeliveredAt } from '../../domain/retention.ts';
+import { CONTRACT_RETENTION_SECONDS, agedOut, retentionText, visibleDeliveredAt } from '../../domain/retention.ts';
 import type { ArtifactStore, ResultStore, SandboxReceiptStore, TransactionResultsReader, TransactionStore } from '../../domain/processing-ports.ts';
 import type { FeedFilters, Position, RecordLists, ResultFilters, TransactionFilters } from '../../domain/records-query.ts';
 import {
@@ -130,7 +130,7 @@ function compactOf(q: QueryParams): boolean {
 const filtersText = (f: Record<string, unknown>): string => JSON.stringify(Object.entries(f).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1)));
 
 /** The contract's retention, or the configured one, in words. */
-const kept = (retentionSeconds: number | undefined): string => retentionText(retentionSeconds ?? 45 * 86_400);
+const kept = (retentionSeconds: number | undefined): string => retentionText(retentionSeconds ?? CONTRACT_RETENTION_SECONDS);
 
 export class RecordsReader {
   private readonly now: () => Micros;

@@ -46,7 +46,7 @@ export function registerReplayRoutes(router: Router, deps: ReplayRouteDeps): voi
     if (!t || (deps.retentionSeconds !== undefined && agedOut(t.createdAt, now(), deps.retentionSeconds))) {
       throw errors.notFound('transaction', `No EDI transaction with id "${id}" (it may never have existed, or aged out).`);
     }
-    const plan = planReplay(await replayFacts(deps, kind, t));
+    const plan = planReplay(await replayFacts(deps, kind, t), deps.retentionSeconds);
     if (plan instanceof Error) throw plan;
     const at = now();
     const command: ReplayCommand = {

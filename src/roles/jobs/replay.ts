@@ -43,7 +43,7 @@ export function replayJob(resources: Resources, deps: NodeDeps, ledger: ReplayLe
               await ledger.markDone(c.organizationId, c.id, deps.wallClock());
               return;
             }
-            const plan = planReplay(await replayFacts({ artifacts: deps.stores.artifacts, results: deps.stores.results, config: deps.config }, c.kind, t));
+            const plan = planReplay(await replayFacts({ artifacts: deps.stores.artifacts, results: deps.stores.results, config: deps.config }, c.kind, t), resources.config.cassandra.retentionSeconds);
             if (plan instanceof Error) {
               // record on the trace why the replay did not run (configuration changed meanwhile)
               const probe = { ...replayWorkless(c, t.traceGuid, t.direction, t.partnerKey), nodeId: t.deliveryNodeId };

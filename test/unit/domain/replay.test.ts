@@ -92,3 +92,24 @@ describe('redeliver', () => {
     expect(code(planReplay(f))).toBe(want);
   });
 });
+
+describe('content_unavailable names the configured retention', () => {
+  const inbound = tx({ direction: 'inbound', transactionSetIdentifier: '850', flowId: 'in', deliveryNodeId: 'in.5', roles: {} });
+  const input = { resultId: 'validation', artifacts: [], document: { id: 'mapped', usage: 'mapped', contentType: 'application/json', filename: null }, params: {} };
+  const cases: [string, ReplayFacts][] = [
+    ['resend', facts({ contentAvailable: false })],
+    ['redeliver', facts({ kind: 'redeliver', transaction: inbound, originalFlow: inboundHook, currentFlow: inboundHook, document: null, deliveryInput: input, contentAvailable: false })],
+  ];
+
+  it.each(cases)('%s: the retention given, not the contract default', (_kind, f) => {
+    const r = planReplay(f, 7 * 86_400) as TdxError;
+    expect(r.code).toBe('content_unavailable');
+    expect(r.message).toMatch(/kept 7 days\)\.$/);
+    expect(r.message).not.toContain('45 days');
+    expect((planReplay(f, 3_600) as TdxError).message).toMatch(/kept 1 hour\)\.$/);
+  });
+
+  it.each(cases)('%s: the contract 45 days without a configured retention', (_kind, f) => {
+    expect((planReplay(f) as TdxError).message).toMatch(/kept 45 days\)\.$/);
+  });
+});

@@ -1,6 +1,10 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { Producer } from 'kafkajs';
 import { BatchingProducer } from '../../../../src/adapters/kafka/client.ts';
+import { loadConfig } from '../../../../src/config.ts';
+import { isTdxError } from '../../../../src/errors.ts';
+import { createLogger } from '../../../../src/logger.ts';
 
 type Batch = { topicMessages: { topic: string; messages: { key: unknown; value: unknown }[] }[] };
 
@@ -102,3 +106,38 @@ describe('BatchingProducer', () => {
   });
 });
 
+
+describe('BatchingProducer.createBounded', () => {
+  /** A loopback port nothing listens on: a broker that is down. */
+  const closedPort = (): Promise<number> =>
+    new Promise((resolve) => {
+      const srv = createServer();
+      srv.listen(0, '127.0.0.1', () => {
+        const { port } = srv.address() as AddressInfo;
+        srv.close(() => resolve(port));
+      });
+    });
+
+  // Without a broker this checks the bound the sends rely on: the client's connection retries
+  // (a send to a broker gone reconnects through them), one retry where the process's client
+  // has eight with growing pauses. The whole path, a broker stopped and started again under the
+  // service, is test/integration/pipeline/kafka-outage.test.ts.
+  it('gives up connecting to a broker that is down within seconds, with a reason, and a send then fails with broker_unavailable', async () => {
+    const config = loadConfig({ KAFKA_BROKERS: `127.0.0.1:${await closedPort()}` });
+    const p = BatchingProducer.createBounded(config, createLogger({ ...config, logLevel: 'silent' }));
+    const started = Date.now();
+    const connectErr = await p.connect().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(String((connectErr as Error | undefined)?.message)).toMatch(/ECONNREFUSED|Connection error/);
+    // the API waits 10 s for a work item
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const err = await p.send([{ topic: 'stage.partner_endpoint', key: 'k', value: Buffer.from('work') }]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isTdxError(err) && err.code).toBe('broker_unavailable');
+    await p.close();
+  }, 20_000);
+});
