@@ -39,6 +39,12 @@ import { partyKey } from '../x12_write/step.ts';
 const encoder = new TextEncoder();
 /** Rows and messages gathered before they are written. */
 const FLUSH_AT = 4000;
+/**
+ * Document bytes (sets and their translations) gathered before they are written: a file of large
+ * sets is written every few megabytes rather than held whole, so the split's memory stays flat
+ * whatever the file's size.
+ */
+const FLUSH_BYTES = 16 * 1024 * 1024;
 
 export function x12SplitNode(deps: NodeDeps): NodeModule {
   return {
@@ -90,15 +96,18 @@ async function split(ctx: StepContext, deps: NodeDeps, batch: BatchContext): Pro
   const org = m.organizationId;
   const input = m.artifacts.find((a) => a.usage === 'input') ?? m.artifacts[0];
   let pending = effects();
+  let pendingBytes = 0;
   const flush = async (): Promise<void> => {
     const e = pending;
     pending = effects();
+    pendingBytes = 0;
     await applyEffects(deps.stores, deps.emitter, e, deps.wallClock());
     await batch.heartbeat();
   };
   const add = async (e: Effects): Promise<void> => {
     mergeEffects(pending, e);
-    if (effectsSize(pending) >= FLUSH_AT) await flush();
+    for (const a of e.artifacts) pendingBytes += a.bytes?.length ?? 0;
+    if (effectsSize(pending) >= FLUSH_AT || pendingBytes >= FLUSH_BYTES) await flush();
   };
 
   if (!ctx.partner || !ctx.flow || !input) {

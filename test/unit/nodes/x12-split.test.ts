@@ -191,4 +191,18 @@ describe('x12_split', () => {
     expect(deps.memory.emitter.on('stage.ack_generate')).toEqual([]);
     expect(deps.memory.emitter.on('stage.mapping')).toHaveLength(1);
   });
+
+  it('writes a file of large sets in several flushes of bounded bytes, and records every set', async () => {
+    const cfg = memoryOrg(doc(false));
+    const deps = memoryDeps(cfg);
+    let flushes = 0;
+    const produce = deps.emitter.produce.bind(deps.emitter);
+    deps.emitter.produce = (ms) => ((flushes += 1), produce(ms));
+    // four sets of 30,000 lines: about 1.3 MB of X12 each, several times that as translation
+    const sets = Array.from({ length: 4 }, (_, i) => po850(`BIG-${i}`, 30_000));
+    await split(deps, cfg, interchange({ control: 18, groups: [{ sets }] }));
+    expect(deps.memory.transactions.all().map((t) => t.reference)).toEqual(['BIG-0', 'BIG-1', 'BIG-2', 'BIG-3']);
+    expect(deps.memory.emitter.on('stage.mapping')).toHaveLength(4);
+    expect(flushes).toBeGreaterThan(1);
+  }, 60_000);
 });
