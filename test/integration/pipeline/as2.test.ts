@@ -222,7 +222,11 @@ describe.skipIf(python === null)('AS2 through the pipeline, against pyas2lib', (
 
     const feed = byService(results, 'feed').find((r) => r.transactionId === po.id)!;
     const stores = await p.reader.stores();
-    const entries = await stores.feed.get(p.org, [feedEntryId(feed.id)]);
+    // recorded by the feed sequencer within the feed's lag of the feed step's result
+    const entries = await eventually(async () => {
+      const e = await stores.feed.get(p.org, [feedEntryId(feed.id)]);
+      return e.size > 0 ? e : undefined;
+    }, 10_000, 'the feed entry');
     expect(entries.size).toBe(1);
 
     const [delivery] = byService(results, 'as2_send');
@@ -266,7 +270,9 @@ describe.skipIf(python === null)('AS2 through the pipeline, against pyas2lib', (
     expect(as2Of(byService(results, 'as2_receive')[0])).toMatchObject({ messageId: sent.messageId, mdnMode: 'async', signed: 'sha512' });
     const ackDelivery = as2Of(byService(results, 'as2_send')[0]);
     expect(ackDelivery).toMatchObject({ mdnMode: 'async', mdnStatus: 'processed', micMatched: true });
-    expect(peer.eventFor(String(ackDelivery['messageId']), 'async-mdn-posted')).toMatchObject({ httpStatus: 200 });
+    // the peer notes the post once our answer reaches it, which can be after the 997 reads delivered
+    const posted = await eventually(() => peer.eventFor(String(ackDelivery['messageId']), 'async-mdn-posted'), 10_000, 'the peer to note its MDN post');
+    expect(posted).toMatchObject({ httpStatus: 200 });
     expect(peer.eventFor(String(ackDelivery['messageId']))).toMatchObject({ status: 'processed', compressed: true, digestAlg: 'sha384', mdnMode: 'ASYNC' });
     const logs = await eventually(async () => {
       const l = await logsOf(trace);

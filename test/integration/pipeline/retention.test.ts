@@ -213,6 +213,11 @@ describe('the pipeline with a retention of seconds', () => {
     const resend = await pl.api(`/platform/edi_transactions/${outbound!.id}/resend`, { method: 'POST' });
     expect([resend.status, (resend.body['error'] as { code?: string } | undefined)?.code]).toEqual([422, 'content_unavailable']);
     expect(nowUs()).toBeLessThan(firstCreated + R * 1_000_000); // all of this happened while they were kept
+    // the newest record of the traces, read while every one of them is kept (a Cassandra TTL is
+    // whole seconds, so a record may leave Cassandra a little before its createdAt + R)
+    const traces = all.map((t) => t.traceGuid);
+    const latest = Math.max(...(await Promise.all(traces.map(async (tr) => (await stores.results.byTrace(pl.org, tr)).map((r) => r.createdAt)))).flat(), lastCreated);
+    const feedLatest = Math.max(...(await client.execute('SELECT created_at FROM proc_feed_entries WHERE org_id = ? ALLOW FILTERING', [pl.org], { prepare: true })).rows.map((r) => Number(r.get('created_at'))), 0);
 
     // past R of the transactions: gone from Cassandra whole (the redelivered one included), 404
     await until(lastCreated + R * 1_000_000 + 1_200_000);
@@ -228,11 +233,10 @@ describe('the pipeline with a retention of seconds', () => {
     expect((await pl.api(`/platform/edi_transactions/${keep!.id}/redeliver`, { method: 'POST' })).status).toBe(404);
     expect((await pl.api(`/platform/edi_transactions/${outbound!.id}/resend`, { method: 'POST' })).status).toBe(404);
 
-    // past R of the last record of the traces (the redelivery's results and logs came later)
-    const traces = all.map((t) => t.traceGuid);
-    const latest = Math.max(...(await Promise.all(traces.map(async (tr) => (await stores.results.byTrace(pl.org, tr)).map((r) => r.createdAt)))).flat(), lastCreated);
-    const feedLatest = Math.max(...(await client.execute('SELECT created_at FROM proc_feed_entries WHERE org_id = ? ALLOW FILTERING', [pl.org], { prepare: true })).rows.map((r) => Number(r.get('created_at'))), 0);
-    await until(Math.max(latest, feedLatest) + R * 1_000_000 + 1_200_000);
+    // past R of the last record of the traces (the redelivery's results and logs came later;
+    // their times were read while everything was kept, and a feed entry is sequenced within the
+    // feed's 2 s lag of its result)
+    await until(Math.max(latest + 2_000_000, feedLatest) + R * 1_000_000 + 1_200_000);
     for (const tr of traces) {
       expect((await pl.api(`/platform/results?trace=${tr}`)).body['results']).toEqual([]);
       expect((await pl.api(`/platform/feed_entries?trace=${tr}`)).body['feedEntries']).toEqual([]);
