@@ -24,16 +24,11 @@ import { feedEntryId } from '../../../src/domain/ids.ts';
 import { statusOf, type StoredTransaction } from '../../../src/domain/records.ts';
 import { privateStoresUnavailable, startPrivateCassandra, type PrivateCassandra } from '../../chaos/private-stores.ts';
 import { eventually } from '../helpers/isolated-config.ts';
-import { interchange, po850, pollingPartnerDoc, startPipeline, type Pipeline } from './support.ts';
+import { interchange, po850, pollingPartnerDoc, startPipeline, type Pipeline, outageReported, timed } from './support.ts';
 
 const unavailable = privateStoresUnavailable();
 const signal = process.env['CASSANDRA_OUTAGE_SIGNAL'] === 'SIGTERM' ? 'SIGTERM' : 'SIGKILL';
 
-const timed = async <T,>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> => {
-  const started = Date.now();
-  const value = await fn();
-  return { value, ms: Date.now() - started };
-};
 
 /** An interchange of `refs.length` 850s (one per reference) under `control`. */
 const doc = (control: number, refs: readonly string[]): string => interchange({ control, groups: [{ sets: refs.map((r) => po850(r)) }] });
@@ -79,12 +74,8 @@ describe.skipIf(unavailable !== undefined)(`Cassandra node restarted (${signal})
 
     let duringRefs: readonly string[] = [];
     try {
-      const ready = await eventually(async () => {
-        const r = await timed(() => p.api('/readyz'));
-        return r.value.status === 503 ? r : undefined;
-      }, 60_000, '/readyz to report the outage');
-      const checks = ready.value.body['checks'] as { name: string; ok: boolean }[];
-      expect(checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['cassandra']);
+      const ready = await outageReported(p);
+      expect(ready.failing).toEqual(['cassandra']);
       expect(ready.ms).toBeLessThan(15_000);
 
       // the artifact cannot be stored: 503, in bounded time (the driver's read timeout is 12 s)

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { statusOf } from '../../../src/domain/records.ts';
 import { stackEnv } from '../helpers/env.ts';
 import { eventually } from '../helpers/isolated-config.ts';
-import { interchange, po850, pollingPartnerDoc, startPipeline, type Pipeline } from './support.ts';
+import { interchange, po850, pollingPartnerDoc, startPipeline, type Pipeline, outageReported, timed } from './support.ts';
 
 /** A TCP proxy that can be cut and restored on the same port. */
 class CutProxy {
@@ -72,11 +72,6 @@ afterAll(async () => {
   await proxy?.cut();
 });
 
-const timed = async <T,>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> => {
-  const started = Date.now();
-  const value = await fn();
-  return { value, ms: Date.now() - started };
-};
 
 describe('Cassandra unreachable, then back', () => {
   it('answers 503 service_unavailable while it is down, names it in /readyz, and recovers without losing a document', async () => {
@@ -85,12 +80,8 @@ describe('Cassandra unreachable, then back', () => {
 
     await proxy.cut();
     try {
-      const ready = await eventually(async () => {
-        const r = await timed(() => p.api('/readyz'));
-        return r.value.status === 503 ? r : undefined;
-      }, 60_000, '/readyz to report the outage');
-      const checks = ready.value.body['checks'] as { name: string; ok: boolean }[];
-      expect(checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['cassandra']);
+      const ready = await outageReported(p);
+      expect(ready.failing).toEqual(['cassandra']);
       expect(ready.ms).toBeLessThan(20_000);
 
       const refused = await timed(() => p.submitEdi('GLOBEX', interchange({ control: 502, groups: [{ sets: [po850('PO-DURING')] }] })));

@@ -229,3 +229,20 @@ export function pollingPartnerDoc(opts: { key?: string; acks?: boolean; sftp?: {
     ],
   };
 }
+
+/** `fn`'s value and how long it took, in milliseconds. */
+export async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = Date.now();
+  const value = await fn();
+  return { value, ms: Date.now() - started };
+}
+
+/** Polls `/readyz` until it answers 503 (a store outage noticed); its timed response and the checks that failed. */
+export async function outageReported(p: Pipeline): Promise<{ ms: number; failing: string[] }> {
+  const ready = await eventually(async () => {
+    const r = await timed(() => p.api('/readyz'));
+    return r.value.status === 503 ? r : undefined;
+  }, 60_000, '/readyz to report the outage');
+  const checks = ready.value.body['checks'] as { name: string; ok: boolean }[];
+  return { ms: ready.ms, failing: checks.filter((c) => !c.ok).map((c) => c.name) };
+}
