@@ -90,6 +90,13 @@ export interface Config {
     /** Most rows inserted into one ClickHouse table per insert. @default 5000 */
     readonly maxBatchRows: number;
   };
+  readonly pipeline: {
+    /**
+     * Whether in-house steps run inline in the consumer pass of the step before them
+     * (src/nodes/inline.ts); off, every work item goes through its stage topic. @default "on"
+     */
+    readonly inlineSteps: 'on' | 'off';
+  };
   readonly sftp: {
     /** Longest wait for the TCP connection, SSH handshake and authentication together. @default 15000 */
     readonly connectTimeoutMs: number;
@@ -281,6 +288,9 @@ export function loadConfig(env: Env = process.env): Config {
     },
     materializer: {
       maxBatchRows: r.int('TDX_MATERIALIZER_MAX_BATCH_ROWS', 5_000, 1, 1_000_000),
+    },
+    pipeline: {
+      inlineSteps: r.oneOf('TDX_INLINE_STEPS', ['on', 'off'] as const, 'on'),
     },
     sftp: {
       connectTimeoutMs: r.int('TDX_SFTP_CONNECT_TIMEOUT_MS', 15_000, 100, 600_000),

@@ -23,6 +23,7 @@ import { createMappingEngine } from './adapters/mapping/worker-pool.ts';
 import { CachedConfigView } from './nodes/config-view.ts';
 import type { NodeDeps } from './nodes/ports.ts';
 import type { NodeModule } from './nodes/node.ts';
+import { INLINE_SERVICES, InlineRegistry } from './nodes/inline.ts';
 import { partnerEndpointNode } from './nodes/partner_endpoint/node.ts';
 import { x12SplitNode } from './nodes/x12_split/node.ts';
 import { mappingNode } from './nodes/mapping/node.ts';
@@ -68,7 +69,8 @@ export function nodeDeps(resources: Resources): Promise<NodeDeps> {
       const as2 = await as2Stores(resources);
       const sftp = resources.own('sftp-client', () => SftpClient.fromConfig(resources.config, resources.logger), (c) => c.close());
       const mappings = resources.own('mapping-engine', () => createMappingEngine(resources.config.mapping), (e) => e.close());
-      return {
+      const inline = new InlineRegistry();
+      const deps = {
         sftp: new ClientSftpUploader(sftp),
         webhooks: { send: (call) => sendWebhook(call) },
         as2: new As2PipelineTransport(as2.awaited),
@@ -79,7 +81,14 @@ export function nodeDeps(resources: Resources): Promise<NodeDeps> {
         emitter: new WireEmitter(producer, wire),
         logger: resources.logger,
         wallClock: () => Date.now() * 1000,
+        ...(resources.config.pipeline.inlineSteps === 'on' ? { inline } : {}),
       } satisfies NodeDeps;
+      // the in-house steps, run inline by the step before them (src/nodes/inline.ts)
+      for (const service of INLINE_SERVICES) {
+        const handler = INLINE_BUILDERS[service](deps).inline;
+        if (handler) inline.register(service, handler);
+      }
+      return deps;
     })();
     nodeDepsOf.set(resources, deps);
   }
@@ -97,6 +106,16 @@ function as2Stores(resources: Resources): Promise<{ directory: CassandraAs2Direc
   }
   return s;
 }
+
+/** The node modules whose steps run inline (their `inline` handler). */
+const INLINE_BUILDERS: Record<(typeof INLINE_SERVICES)[number], (deps: NodeDeps) => NodeModule> = {
+  x12_split: x12SplitNode,
+  mapping: mappingNode,
+  validation: validationNode,
+  feed: feedNode,
+  ack_generate: ackGenerateNode,
+  sandbox_sink: sandboxSinkNode,
+};
 
 const node =
   (build: (deps: NodeDeps) => NodeModule): NodeFactory =>

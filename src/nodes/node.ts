@@ -7,12 +7,15 @@
  */
 import type { Logger } from '../logger.ts';
 import type { NodeService } from '../domain/node-services.ts';
-import type { Micros } from '../domain/records.ts';
 import type { StageMessage } from '../wire/stage.v1.ts';
-import type { NodeDeps } from './ports.ts';
+import type { InlineHandler, NodeDeps } from './ports.ts';
 import { applyEffects, mapLimit } from './runtime.ts';
 import { effects, effectsSize, mergeEffects, type Effects, type StepContext } from './step.ts';
 import { failure } from './outcomes.ts';
+import { contextOf } from './context.ts';
+import { writeEffects } from './inline.ts';
+
+export { contextOf } from './context.ts';
 
 export interface WorkItem {
   readonly message: StageMessage;
@@ -45,6 +48,8 @@ export interface NodeModule {
   /** Records on each item's trace that it failed for good (the runner then dead-letters it). */
   giveUp(items: readonly WorkItem[], err: unknown, attempts: number): Promise<void>;
   close?(): Promise<void>;
+  /** One work item run inline by the step before it (in-house steps only; src/nodes/inline.ts). */
+  readonly inline?: InlineHandler;
 }
 
 /**
@@ -63,15 +68,6 @@ export class ItemsFailed extends Error {
   }
 }
 
-/** Loads the context of a work item: its flow, node and partner, and its clock. */
-export async function contextOf(deps: NodeDeps, message: StageMessage, now: Micros): Promise<StepContext> {
-  const org = message.organizationId;
-  const flow = message.flowId ? await deps.config.flow(org, message.flowId) : null;
-  const node = flow && message.nodeId ? (flow.nodes.find((n) => n.id === message.nodeId) ?? null) : null;
-  const partner = flow ? await deps.config.partner(org, flow.partnerId) : message.partnerKey ? await deps.config.partnerByKey(org, message.partnerKey) : null;
-  return { now, message, flow, node, partner };
-}
-
 export interface PerItemOptions {
   /** Items handled at once. @default 32 */
   readonly concurrency?: number;
@@ -88,6 +84,7 @@ export function perItemNode(service: NodeService, deps: NodeDeps, handleOne: Ite
   const flushAt = opts.flushAt ?? 5000;
   return {
     service,
+    inline: (ctx, d, batch) => handleOne(ctx, d, { ...batch, logger: d.logger }),
     async handle(items, batch) {
       const clocks = await deps.ledger.clocks(
         items.map((i) => i.message),
@@ -97,7 +94,7 @@ export function perItemNode(service: NodeService, deps: NodeDeps, handleOne: Ite
       const flush = async (): Promise<void> => {
         const e = pending;
         pending = effects();
-        await applyEffects(deps.stores, deps.emitter, e, deps.wallClock());
+        await writeEffects(deps, e, batch);
       };
       // Items in windows of `concurrency`, flushing between windows when enough piled up. An
       // item that throws is set apart; the others go on.

@@ -26,6 +26,7 @@ import type { WebhookAttempt } from '../domain/webhook-delivery.ts';
 import type { Implementation } from '../x12/impl/index.ts';
 import type { As2SendReport } from '../domain/as2-delivery.ts';
 import type { StageMessage } from '../wire/stage.v1.ts';
+import type { Effects, StepContext } from './step.ts';
 
 /**
  * The configuration nodes read, cached for a few seconds per record (a change applies to work
@@ -194,4 +195,26 @@ export interface NodeDeps {
   readonly as2?: As2Transport;
   /** Wall clock (injectable for tests). */
   readonly wallClock: () => Micros;
+  /**
+   * The in-house steps this process runs inline, in the consumer pass of the step before them
+   * (src/nodes/inline.ts); without it, every next work item goes through its stage topic.
+   */
+  readonly inline?: InlineSteps;
+}
+
+/**
+ * Runs one work item of an in-house step and returns its effects (the step's result, its
+ * events and its next work), the way the step's own consumer would.
+ */
+export type InlineHandler = (ctx: StepContext, deps: NodeDeps, batch: InlineBatch) => Promise<Effects>;
+
+/** What an inline step may ask of the consumer pass it runs in. */
+export interface InlineBatch {
+  /** Keeps the consumer's group membership during long work. */
+  readonly heartbeat: () => Promise<void>;
+}
+
+/** The in-house steps a process can run inline, by service. */
+export interface InlineSteps {
+  handler(service: string): InlineHandler | undefined;
 }

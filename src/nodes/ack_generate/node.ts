@@ -10,7 +10,7 @@ import type { NodeDeps } from '../ports.ts';
 import { ackTransactionId, generateAck, groupScope, interchangeScope } from './step.ts';
 
 export function ackGenerateNode(deps: NodeDeps): NodeModule {
-  return perItemNode('ack_generate', deps, async (ctx) => {
+  return perItemNode('ack_generate', deps, async (ctx, deps) => {
     const m = ctx.message;
     const org = m.organizationId;
     const pointer = m.artifacts[0];

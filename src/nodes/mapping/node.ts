@@ -21,7 +21,7 @@ export function outboundSetting(ctx: StepContext, setId: string, release: string
 
 export function mappingNode(deps: NodeDeps): NodeModule {
   const schemas = new MappingSchemaCache(x12ImplementationEngine);
-  const module = perItemNode('mapping', deps, async (ctx) => {
+  const module = perItemNode('mapping', deps, async (ctx, deps) => {
     const m = ctx.message;
     const org = m.organizationId;
     const setId = m.params['transactionSetIdentifier'] ?? '';

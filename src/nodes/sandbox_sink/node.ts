@@ -11,7 +11,7 @@ import { watchAcknowledgments } from '../deadlines.ts';
 import { sinkDelivery } from './step.ts';
 
 export function sandboxSinkNode(deps: NodeDeps): NodeModule {
-  return perItemNode('sandbox_sink', deps, async (ctx) => {
+  return perItemNode('sandbox_sink', deps, async (ctx, deps) => {
     const m = ctx.message;
     const connectionId = ctx.node?.config['connectionId'];
     const connection = typeof connectionId === 'string' ? await deps.config.connection(m.organizationId, connectionId) : null;

@@ -31,5 +31,5 @@ async function outbound(ctx: StepContext, deps: NodeDeps): Promise<OutboundValid
 }
 
 export function validationNode(deps: NodeDeps): NodeModule {
-  return perItemNode('validation', deps, async (ctx) => (ctx.message.direction === 'inbound' ? validatedInbound(ctx) : validateOutbound(ctx, await outbound(ctx, deps))));
+  return perItemNode('validation', deps, async (ctx, deps) => (ctx.message.direction === 'inbound' ? validatedInbound(ctx) : validateOutbound(ctx, await outbound(ctx, deps))));
 }

@@ -11,8 +11,10 @@ import type { InterchangeKey } from '../../domain/processing-ports.ts';
 import { JSON_CONTENT_TYPE, type ArtifactPointer, type ArtifactRecord, type WarningRecord } from '../../domain/records.ts';
 import { readAcknowledgment, readX12Stream, structuralWarning, type AckRead, type GroupHeader, type InterchangeHeader, type StructuralFinding } from '../../x12/index.ts';
 import { provenDefinitions, referenceOf, releaseOf, resolveImplementation, segmentNotes, translateAndValidateJson, translateSetJson, type Implementation } from '../../x12/impl/index.ts';
-import { contextOf, type BatchContext, type NodeModule, type WorkItem } from '../node.ts';
-import type { NodeDeps } from '../ports.ts';
+import { type BatchContext, type NodeModule, type WorkItem } from '../node.ts';
+import { contextOf } from '../context.ts';
+import { writeEffects } from '../inline.ts';
+import type { InlineBatch, InlineHandler, NodeDeps } from '../ports.ts';
 import { applyEffects } from '../runtime.ts';
 import { artifactId, failure, log, stepResultId } from '../outcomes.ts';
 import { effects, effectsSize, mergeEffects, type Effects, type StepContext } from '../step.ts';
@@ -46,9 +48,13 @@ const FLUSH_AT = 4000;
  */
 const FLUSH_BYTES = 16 * 1024 * 1024;
 
+/** The split of one input, run inline by the step before it (partner_endpoint, sftp_fetch, as2_receive). */
+export const splitInline: InlineHandler = (ctx, deps, batch) => split(ctx, deps, batch);
+
 export function x12SplitNode(deps: NodeDeps): NodeModule {
   return {
     service: 'x12_split',
+    inline: splitInline,
     async handle(items: readonly WorkItem[], batch: BatchContext) {
       const clocks = await deps.ledger.clocks(
         items.map((i) => i.message),
@@ -56,7 +62,7 @@ export function x12SplitNode(deps: NodeDeps): NodeModule {
       );
       for (const item of items) {
         const ctx = await contextOf(deps, item.message, clocks.get(item.message.id) ?? deps.wallClock());
-        await split(ctx, deps, batch);
+        await writeEffects(deps, await split(ctx, deps, batch), batch);
       }
     },
     async giveUp(items, err, attempts) {
@@ -91,7 +97,12 @@ interface GroupState {
   readonly acks: AckSetEntry[];
 }
 
-async function split(ctx: StepContext, deps: NodeDeps, batch: BatchContext): Promise<void> {
+/**
+ * Splits the input of one work item. Parts of a large file are written as it is read; the
+ * effects of the last part are returned for the caller to write (with its own, when the split
+ * runs inline).
+ */
+async function split(ctx: StepContext, deps: NodeDeps, batch: InlineBatch): Promise<Effects> {
   const m = ctx.message;
   const org = m.organizationId;
   const input = m.artifacts.find((a) => a.usage === 'input') ?? m.artifacts[0];
@@ -101,7 +112,7 @@ async function split(ctx: StepContext, deps: NodeDeps, batch: BatchContext): Pro
     const e = pending;
     pending = effects();
     pendingBytes = 0;
-    await applyEffects(deps.stores, deps.emitter, e, deps.wallClock());
+    await writeEffects(deps, e, batch);
     await batch.heartbeat();
   };
   const add = async (e: Effects): Promise<void> => {
@@ -112,12 +123,12 @@ async function split(ctx: StepContext, deps: NodeDeps, batch: BatchContext): Pro
 
   if (!ctx.partner || !ctx.flow || !input) {
     await add(failure(ctx, { transactionId: null, message: `The inbound flow ${m.flowId ?? '(none)'} or its partner ${m.partnerKey ?? '(none)'} no longer exists; the document was not split.`, direction: 'inbound', at: ctx.now }));
-    return flush();
+    return pending;
   }
   const record = await deps.stores.artifacts.get(org, input.id);
   if (!record) {
     await add(failure(ctx, { transactionId: null, message: `The received file ${input.filename ?? input.id} is no longer stored; the document was not split.`, direction: 'inbound', at: ctx.now, artifacts: [input] }));
-    return flush();
+    return pending;
   }
   const partner = ctx.partner;
   const externalId = typeof ctx.node?.config['externalEnvelopeId'] === 'string' ? ctx.node.config['externalEnvelopeId'] : partner.externalEnvelopeId;
@@ -302,7 +313,7 @@ async function split(ctx: StepContext, deps: NodeDeps, batch: BatchContext): Pro
   if (ordinal === 0 && interchangeIndex < 0 && effectsSize(pending) === 0) {
     throw new TdxError('internal_error', 'The X12 reader yielded nothing for a non-empty input.');
   }
-  await flush();
+  return pending;
 }
 
 /**
