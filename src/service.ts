@@ -69,8 +69,7 @@ export function nodeDeps(resources: Resources): Promise<NodeDeps> {
       const as2 = await as2Stores(resources);
       const sftp = resources.own('sftp-client', () => SftpClient.fromConfig(resources.config, resources.logger), (c) => c.close());
       const mappings = resources.own('mapping-engine', () => createMappingEngine(resources.config.mapping), (e) => e.close());
-      const inline = new InlineRegistry();
-      const deps = {
+      return {
         sftp: new ClientSftpUploader(sftp),
         webhooks: { send: (call) => sendWebhook(call) },
         as2: new As2PipelineTransport(as2.awaited),
@@ -81,14 +80,8 @@ export function nodeDeps(resources: Resources): Promise<NodeDeps> {
         emitter: new WireEmitter(producer, wire),
         logger: resources.logger,
         wallClock: () => Date.now() * 1000,
-        ...(resources.config.pipeline.inlineSteps === 'on' ? { inline } : {}),
+        ...(resources.config.pipeline.inlineSteps === 'on' ? { inline: inlineRegistry(resources) } : {}),
       } satisfies NodeDeps;
-      // the in-house steps, run inline by the step before them (src/nodes/inline.ts)
-      for (const service of INLINE_SERVICES) {
-        const handler = INLINE_BUILDERS[service](deps).inline;
-        if (handler) inline.register(service, handler);
-      }
-      return deps;
     })();
     nodeDepsOf.set(resources, deps);
   }
@@ -107,15 +100,32 @@ function as2Stores(resources: Resources): Promise<{ directory: CassandraAs2Direc
   return s;
 }
 
-/** The node modules whose steps run inline (their `inline` handler). */
-const INLINE_BUILDERS: Record<(typeof INLINE_SERVICES)[number], (deps: NodeDeps) => NodeModule> = {
-  x12_split: x12SplitNode,
-  mapping: mappingNode,
-  validation: validationNode,
-  feed: feedNode,
-  ack_generate: ackGenerateNode,
-  sandbox_sink: sandboxSinkNode,
-};
+const inlineOf = new WeakMap<Resources, { registry: InlineRegistry; filled?: Promise<void> }>();
+
+/** The in-house steps this process runs inline (src/nodes/inline.ts), once per process. */
+function inlineRegistry(resources: Resources): InlineRegistry {
+  let entry = inlineOf.get(resources);
+  if (!entry) inlineOf.set(resources, (entry = { registry: new InlineRegistry() }));
+  return entry.registry;
+}
+
+/**
+ * Registers the inline run of each in-house step, from the same node modules the node roles
+ * run (so a build that replaces a node replaces its inline run too). Node roles call it before
+ * they consume.
+ */
+function fillInline(resources: Resources, nodes: ServiceParts['nodes']): Promise<void> {
+  const registry = inlineRegistry(resources);
+  const entry = inlineOf.get(resources)!;
+  entry.filled ??= (async () => {
+    for (const service of INLINE_SERVICES) {
+      const factory = nodes[service];
+      const handler = factory ? (await factory(resources)).inline : undefined;
+      if (handler) registry.register(service, handler);
+    }
+  })();
+  return entry.filled;
+}
 
 const node =
   (build: (deps: NodeDeps) => NodeModule): NodeFactory =>
@@ -241,7 +251,7 @@ export function buildRoles(resources: Resources, roleNames: readonly RoleName[],
     else if (name === 'scheduler') roles.push(schedulerRole(resources, parts.schedulerJobs ?? []));
     else {
       const service = name.slice('node:'.length) as NodeService;
-      roles.push(nodeRole(service, resources, parts.nodes[service]));
+      roles.push(nodeRole(service, resources, parts.nodes[service], () => fillInline(resources, parts.nodes)));
     }
   }
   // Consumers start before the API so /readyz answers 200 only once the process works.

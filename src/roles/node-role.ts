@@ -19,7 +19,11 @@ export type NodeFactory = (resources: Resources) => Promise<NodeModule> | NodeMo
 /** Partitions a node service works on at once, per process. */
 const PARTITIONS_CONCURRENTLY = 6;
 
-export function nodeRole(service: NodeService, resources: Resources, factory: NodeFactory | undefined): Role {
+/**
+ * `prepare` runs before the role consumes (the composition root registers the in-house steps
+ * this process runs inline there).
+ */
+export function nodeRole(service: NodeService, resources: Resources, factory: NodeFactory | undefined, prepare?: () => Promise<void>): Role {
   const name = `node:${service}`;
   let runner: ConsumerRunner<StageMessage> | undefined;
   let module: NodeModule | undefined;
@@ -31,6 +35,7 @@ export function nodeRole(service: NodeService, resources: Resources, factory: No
         return;
       }
       const [kafka, wire, producer, mod] = await Promise.all([resources.kafka(), resources.wire(), resources.producer(), factory(resources)]);
+      await prepare?.();
       module = mod;
       runner = new ConsumerRunner<StageMessage>(
         { kafka, wire, producer, config: resources.config, logger: resources.logger },

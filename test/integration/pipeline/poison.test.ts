@@ -2,7 +2,9 @@
  * Poison input: a work item that always fails is tried a bounded number of times, then its
  * trace gets an error result saying so, the message goes to the dead-letter topic, and the
  * partition moves on. Its neighbours in the same batch are not held back or failed with it.
- * The mapping node is wrapped for the test: it throws for test interchanges (ISA15 T).
+ * The mapping node is wrapped for the test: it throws for test interchanges (ISA15 T), on its
+ * own consumer and when it runs inline after the split (which then hands the item to
+ * `stage.mapping`, where the runner's attempts and dead-lettering apply).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { statusOf } from '../../../src/domain/records.ts';
@@ -23,13 +25,15 @@ beforeAll(async () => {
         ...defaultParts.nodes,
         mapping: async (resources): Promise<NodeModule> => {
           const real = mappingNode(await nodeDeps(resources));
+          const fault = () => new TypeError('Cannot read properties of undefined (reading "heading")');
           return {
             ...real,
+            inline: (ctx, deps, batch) => (ctx.message.usageIndicator === 'T' ? Promise.reject(fault()) : real.inline!(ctx, deps, batch)),
             async handle(items, batch) {
               const poison = items.filter((i) => i.message.usageIndicator === 'T');
               const good = items.filter((i) => i.message.usageIndicator !== 'T');
               if (good.length > 0) await real.handle(good, batch);
-              if (poison.length > 0) throw new ItemsFailed(poison.map((i) => i.message.id), new TypeError('Cannot read properties of undefined (reading "heading")'));
+              if (poison.length > 0) throw new ItemsFailed(poison.map((i) => i.message.id), fault());
             },
           };
         },
