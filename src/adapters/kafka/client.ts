@@ -73,6 +73,8 @@ export class BatchingProducer {
   private inFlight = new Set<Promise<void>>();
   /** The last batch's sends (settled either way: a failed batch rejects its own callers only). */
   private tail: Promise<unknown> = Promise.resolve();
+  /** A flush is due as soon as the batch in flight is acknowledged (group commit). */
+  private flushQueued = false;
 
   constructor(
     readonly producer: Producer,
@@ -134,8 +136,27 @@ export class BatchingProducer {
     return new Promise<void>((resolve, reject) => {
       this.pending.push({ records, resolve, reject });
       const count = this.pending.reduce((n, p) => n + p.records.length, 0);
-      if (count >= this.maxBatchRecords || this.lingerMs === 0) this.flush();
+      if (count >= this.maxBatchRecords) this.flush();
+      else if (this.lingerMs === 0) this.groupCommit();
       else this.timer ??= setTimeout(() => this.flush(), this.lingerMs);
+    });
+  }
+
+  /**
+   * Without a linger: sends at once when nothing is in flight; otherwise every send that comes
+   * while a request is being acknowledged goes in the next request, sent as soon as that one is
+   * acknowledged (group commit): one waiting caller costs no delay, many share a round trip.
+   */
+  private groupCommit(): void {
+    if (this.inFlight.size === 0) {
+      this.flush();
+      return;
+    }
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    void this.tail.then(() => {
+      this.flushQueued = false;
+      this.flush();
     });
   }
 

@@ -92,6 +92,24 @@ describe('BatchingProducer', () => {
     expect(batches.flatMap((b) => b.topicMessages.flatMap((t) => t.messages.map((m) => m.key)))).toEqual(['x0', 'x1', 'x2', 'x3', 'y']);
   });
 
+  it('without a linger, sends at once when idle and gathers the sends made while a request is in flight into the next one', async () => {
+    const { producer, batches } = fakeProducer();
+    const send = producer.sendBatch.bind(producer);
+    producer.sendBatch = async (b) => {
+      await new Promise((r) => setTimeout(r, 5));
+      return send(b);
+    };
+    const p = new BatchingProducer(producer, 0);
+    const first = p.send([{ topic: 'a', key: 'k0', value: Buffer.alloc(1) }]);
+    const rest = Array.from({ length: 20 }, (_, i) => p.send([{ topic: 'a', key: `k${i + 1}`, value: Buffer.alloc(1) }]));
+    await Promise.all([first, ...rest]);
+    const keys = batches.map((b) => b.topicMessages.flatMap((t) => t.messages.map((m) => m.key)));
+    expect(keys).toEqual([['k0'], Array.from({ length: 20 }, (_, i) => `k${i + 1}`)]);
+    // idle again: the next send goes at once, alone
+    await p.send([{ topic: 'a', key: 'late', value: Buffer.alloc(1) }]);
+    expect(batches).toHaveLength(3);
+  });
+
   it('rejects the callers of a failed request and still sends the next batch', async () => {
     const { producer, batches } = fakeProducer();
     const send = producer.sendBatch.bind(producer);
