@@ -120,12 +120,24 @@ export async function runInline(deps: NodeDeps, e: Effects, batch: InlineBatch):
   const unwritten = new Unwritten();
   unwritten.add(e);
   const passDeps: NodeDeps = { ...deps, stores: unwritten.over(deps.stores) };
+  // clocks of the steps run in a pass whose items were all new: nothing to read, recorded
+  // together before the pass's effects are written
+  const recorded: { item: StageMessage; at: number }[] = [];
   while (round.length > 0) {
     const items = round;
-    const clocks = await deps.ledger.clocks(
-      items.map((em) => em.value),
-      deps.wallClock(),
-    );
+    let clocks: Map<string, number>;
+    if (batch.fresh) {
+      const now = deps.wallClock();
+      clocks = new Map(items.map((em) => [em.value.id, now]));
+      for (const em of items) recorded.push({ item: em.value, at: now });
+      // a split writes the parts of a large file as it reads it: its clock is recorded first
+      if (items.some((em) => em.value.service === 'x12_split')) await deps.ledger.record(recorded.splice(0));
+    } else {
+      clocks = await deps.ledger.clocks(
+        items.map((em) => em.value),
+        deps.wallClock(),
+      );
+    }
     const outs = await mapLimit(items, INLINE_CONCURRENCY, async (em) => {
       const m = em.value;
       try {
@@ -147,6 +159,7 @@ export async function runInline(deps: NodeDeps, e: Effects, batch: InlineBatch):
     mergeEffects(e, more);
     e.emit.push(...failed);
   }
+  await deps.ledger.record(recorded);
   return e;
 }
 

@@ -8,6 +8,7 @@
 import type { Logger } from '../logger.ts';
 import type { NodeService } from '../domain/node-services.ts';
 import type { StageMessage } from '../wire/stage.v1.ts';
+import type { Micros } from '../domain/records.ts';
 import type { InlineHandler, NodeDeps } from './ports.ts';
 import { applyEffects, mapLimit } from './runtime.ts';
 import { effects, effectsSize, mergeEffects, type Effects, type StepContext } from './step.ts';
@@ -86,15 +87,17 @@ export function perItemNode(service: NodeService, deps: NodeDeps, handleOne: Ite
     service,
     inline: (ctx, d, batch) => handleOne(ctx, d, { ...batch, logger: d.logger }),
     async handle(items, batch) {
+      const now = deps.wallClock();
       const clocks = await deps.ledger.clocks(
         items.map((i) => i.message),
-        deps.wallClock(),
+        now,
       );
+      const pass = { ...batch, fresh: isFresh(items, clocks, now) };
       let pending = effects();
       const flush = async (): Promise<void> => {
         const e = pending;
         pending = effects();
-        await writeEffects(deps, e, batch);
+        await writeEffects(deps, e, pass);
       };
       // Items in windows of `concurrency`, flushing between windows when enough piled up. An
       // item that throws is set apart; the others go on.
@@ -140,6 +143,14 @@ export function perItemNode(service: NodeService, deps: NodeDeps, handleOne: Ite
       await applyEffects(deps.stores, deps.emitter, all, deps.wallClock());
     },
   };
+}
+
+/**
+ * Whether every item's clock was recorded by this reading (it had none): `now` is a time no
+ * earlier run of the item can have recorded, since a redelivery or a retry comes later.
+ */
+export function isFresh(items: readonly WorkItem[], clocks: ReadonlyMap<string, Micros>, now: Micros): boolean {
+  return items.every((i) => clocks.get(i.message.id) === now);
 }
 
 /** A message reduced to one line of at most 300 characters. */

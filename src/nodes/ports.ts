@@ -66,6 +66,8 @@ export interface WorkRef {
 export interface StepLedger {
   /** For each work item (by id), its recorded start time, recording `now` for those seen first. */
   clocks(items: readonly WorkRef[], now: Micros): Promise<Map<string, Micros>>;
+  /** Records start times of work items known to be seen first (nothing is read). */
+  record(entries: readonly { readonly item: WorkRef; readonly at: Micros }[]): Promise<void>;
 }
 
 /** A message to produce; `topic` without the deployment prefix, `value` of the topic's codec type. */
@@ -212,6 +214,12 @@ export type InlineHandler = (ctx: StepContext, deps: NodeDeps, batch: InlineBatc
 export interface InlineBatch {
   /** Keeps the consumer's group membership during long work. */
   readonly heartbeat: () => Promise<void>;
+  /**
+   * Every work item the pass started from was taken up for the first time (its clock was just
+   * recorded), so no step after it has run before either: their clocks are recorded without
+   * being read first.
+   */
+  readonly fresh?: boolean;
 }
 
 /** The in-house steps a process can run inline, by service. */

@@ -865,6 +865,17 @@ export class CassandraStepLedger implements StepLedger {
       return out;
     });
   }
+
+  record(entries: readonly { readonly item: WorkRef; readonly at: Micros }[]): Promise<void> {
+    if (entries.length === 0) return Promise.resolve();
+    return guardStore('step clock', () =>
+      writeGrouped(
+        this.client,
+        entries.map((e) => ({ query: 'INSERT INTO proc_trace_step_clocks (trace_guid, work_id, started_at) VALUES (?, ?, ?)', params: [e.item.traceGuid, e.item.id, long(e.at)], partition: e.item.traceGuid })),
+        { maxStatements: 256 },
+      ),
+    );
+  }
 }
 
 export class CassandraReplayLedger implements ReplayLedger {

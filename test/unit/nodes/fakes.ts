@@ -114,6 +114,10 @@ export function recordingDeps(config: Partial<ConfigView> = {}, now: () => numbe
         for (const { id } of items) if (!clocks.has(id)) clocks.set(id, at);
         return Promise.resolve(new Map(items.map(({ id }) => [id, clocks.get(id)!])));
       },
+      record: (entries) => {
+        for (const e of entries) if (!clocks.has(e.item.id)) clocks.set(e.item.id, e.at);
+        return Promise.resolve();
+      },
     },
     emitter: {
       produce: (ms) => {

@@ -163,6 +163,26 @@ describe('in-house steps inline', () => {
     expect(statusOf(deps.memory.transactions.all().find((t) => t.id === poisoned.id)!)).toBe('delivered');
   });
 
+  it('records the clocks of a first pass without reading them, and a redelivered pass rewrites the same rows at the same times', async () => {
+    const deps = inlineDeps(engine());
+    const ledger = deps.memory.ledger;
+    const reads: number[] = [];
+    const clocks = ledger.clocks.bind(ledger);
+    ledger.clocks = (items, now) => {
+      reads.push(items.length);
+      return clocks(items, now);
+    };
+    const work = await splitWork(deps, file);
+    await x12SplitNode(deps).handle([{ message: work }], batch(deps));
+    expect(reads).toEqual([1]); // the split's own item; the steps after it are new
+    const first = new Map(deps.memory.results.all().map((r) => [r.id, r.createdAt]));
+    const firstTx = new Map(deps.memory.transactions.all().map((t) => [t.id, t.createdAt]));
+    await x12SplitNode(deps).handle([{ message: work }], batch(deps));
+    expect(reads.length).toBeGreaterThan(1); // redelivered: the clocks are read back
+    expect(new Map(deps.memory.results.all().map((r) => [r.id, r.createdAt]))).toEqual(first);
+    expect(new Map(deps.memory.transactions.all().map((t) => [t.id, t.createdAt]))).toEqual(firstTx);
+  });
+
   it('runs nothing inline when the process has no inline steps (TDX_INLINE_STEPS=off)', async () => {
     const deps = memoryDeps(org, { mappings: engine() });
     await x12SplitNode(deps).handle([{ message: await splitWork(deps, file) }], batch(deps));

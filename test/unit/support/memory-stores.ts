@@ -190,6 +190,9 @@ export class MemoryLedger implements StepLedger {
     }
     return out;
   }
+  async record(entries: readonly { readonly item: WorkRef; readonly at: Micros }[]): Promise<void> {
+    for (const e of entries) if (!this.clocksById.has(e.item.id)) this.clocksById.set(e.item.id, e.at);
+  }
 }
 
 /** Collects produced messages, encodes nothing (values kept as given). */
