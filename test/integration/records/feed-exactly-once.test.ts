@@ -15,6 +15,7 @@ import { NODE_SERVICES } from '../../../src/domain/node-services.ts';
 import { chTime } from '../../../src/adapters/clickhouse/client.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { startService } from '../../../src/main.ts';
+import { readFeedWatermark } from '../../../src/roles/materializer.ts';
 import { eventually } from '../helpers/isolated-config.ts';
 import { interchange, po850, pollingPartnerDoc, startPipeline, type Pipeline } from '../pipeline/support.ts';
 
@@ -103,7 +104,10 @@ describe('GET /platform/feed_entries while the materializer falls behind', () =>
     // 3. held back again: an entry visible in ClickHouse but younger than the watermark stays withheld
     await haltMaterializer();
     const ch = await p.reader.clickhouse();
-    const early = Date.now() * 1000 - 500_000;
+    // just past the watermark: younger than every entry the reader may have seen, older than
+    // anything sequenced after the resume (a fixed "half a second ago" can fall behind the
+    // watermark when the sequencer stops quickly)
+    const early = (await readFeedWatermark(ch)) + 1000;
     const planted = { id: '01a20aca-feed-8000-8000-000000000001', trace: '01a20aca-feed-7000-8000-000000000001' };
     await ch.client.insert({
       table: `${ch.database}.feed_entries`,
