@@ -47,7 +47,9 @@
  * average to come down to 3 (the start-up's or the previous scenario's load lingers in it).
  *
  * BENCH_PROFILE=<folder>: a V8 CPU profile of this process per scenario (in-process mode);
- * summarize it with `npx tsx bench/pipeline/profile-summary.ts <file>`.
+ * BENCH_CPU_PROF_DIR=<folder>: `--cpu-prof` of the role processes named in BENCH_CPU_PROF_ROLES
+ * (`;`-separated, default `node:x12_split`) in processes mode, written when they stop.
+ * Summarize either with `npx tsx bench/pipeline/profile-summary.ts <file>`.
  *
  * Per scenario: sets/s sustained (first submission to the last entry readable or webhook call),
  * p50/p99 latencies, CPU seconds per 1,000 sets of each process (/proc/<pid>/stat before and
@@ -258,7 +260,9 @@ interface Stack {
 function spawnTdx(iso: Isolated, args: string[], what: string, ready: (stdout: string) => boolean, timeoutMs = 180_000): Promise<ChildProcess> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...iso.env, ...ENV, TDX_LOG_FORMAT: 'json', TDX_LOG_LEVEL: 'info' };
   delete env['NODE_OPTIONS'];
-  const child = spawn(process.execPath, ['bin/tdx.mjs', ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const profDir = process.env['BENCH_CPU_PROF_DIR'];
+  const profile = profDir && args[0] === 'start' && (process.env['BENCH_CPU_PROF_ROLES'] ?? 'node:x12_split').split(';').includes(args[2] ?? '') ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+  const child = spawn(process.execPath, [...profile, 'bin/tdx.mjs', ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
   return new Promise<ChildProcess>((resolve, reject) => {
