@@ -430,6 +430,8 @@ interface Figures {
 
 interface Measured extends Figures {
   readonly name: string;
+  /** Wall time the processes were watched (the scenario and the settling second after it). */
+  readonly wallSeconds: number;
   readonly usage: Usage[];
   readonly counts?: Counts;
   readonly writes?: RecordedWrite[];
@@ -460,6 +462,7 @@ async function measure(s: Stack, name: string, run: () => Promise<Figures>): Pro
   const counting = s.mode === 'count';
   if (counting) resetCounters(name === 'interchange');
   const w = watch(s.procs);
+  const watchedFrom = performance.now();
   const profiling = s.mode === 'inprocess' && process.env['BENCH_PROFILE'] ? await startProfile() : undefined;
   let fig: Figures;
   try {
@@ -469,12 +472,13 @@ async function measure(s: Stack, name: string, run: () => Promise<Figures>): Pro
     await sleep(1000);
   }
   const usage = w.stop();
+  const wallSeconds = (performance.now() - watchedFrom) / 1000;
   if (profiling) out(`  CPU profile of this process during the scenario: ${await profiling(`${s.mode}-${name}`)}`);
   const taken = counting ? takeCounters() : undefined;
   const after = await topicOffsets(s);
   const kafka = new Map<string, number>();
   for (const [t, n] of after) if (n - (before.get(t) ?? 0) > 0) kafka.set(t, n - (before.get(t) ?? 0));
-  const m: Measured = { ...fig, name, usage, kafka, ...(taken ? { counts: taken.counts, writes: taken.writes } : {}) };
+  const m: Measured = { ...fig, name, wallSeconds, usage, kafka, ...(taken ? { counts: taken.counts, writes: taken.writes } : {}) };
   report(s, m);
   out(`[${s.mode}] ${name}: load average after ${load()}`);
   return m;
@@ -520,7 +524,7 @@ function report(s: Stack, m: Measured): void {
   const node = byKind('service').reduce((n, u) => n + u.cpuSeconds, 0);
   const all = pipelineCpu(m);
   const bench = byKind('bench').reduce((n, u) => n + u.cpuSeconds, 0);
-  out(`  CPU seconds per 1,000 sets, pipeline (Node processes ${per(node)} s + stores) ${per(all)} s, ${(all / m.seconds).toFixed(2)} cores busy on average; not charged: ${byKind('bench').map((u) => `${u.name} ${per(u.cpuSeconds)} s`).join(', ')} (${(bench / m.seconds).toFixed(2)} cores)`);
+  out(`  CPU seconds per 1,000 sets, pipeline (Node processes ${per(node)} s + stores) ${per(all)} s, ${(all / m.wallSeconds).toFixed(2)} cores busy on average over ${m.wallSeconds.toFixed(1)} s; not charged: ${byKind('bench').map((u) => `${u.name} ${per(u.cpuSeconds)} s`).join(', ')} (${(bench / m.wallSeconds).toFixed(2)} cores)`);
   const over = byKind('service').filter((u) => u.peakRssMb > 512);
   out(`  peak RSS over 512 MB: ${over.length === 0 ? 'none of the Node processes' : over.map((u) => `${u.name} ${Math.round(u.peakRssMb)} MB`).join(', ')}`);
   const msgs = [...m.kafka.values()].reduce((a, b) => a + b, 0);
@@ -697,7 +701,7 @@ async function ceilings(s: Stack, b: Measured): Promise<void> {
     out(`  ${c.what}: ${c.seconds.toFixed(2)} s, ${Math.round(c.units / c.seconds)}/s = ${setsPerSecond.toFixed(0)} sets/s alone`);
   }
   const ceiling = 1 / perSet;
-  const timed = results.find((r) => r.m.name === 'interchange' && r.mode !== 'count');
+  const timed = results.find((r) => r.m.name === 'interchange' && r.mode === 'processes') ?? results.find((r) => r.m.name === 'interchange' && r.mode === 'inprocess');
   out(`  ceiling on the shared cores: 1 / (${list.map((c) => `1/${(b.sets / c.seconds).toFixed(0)}`).join(' + ')}) = ${ceiling.toFixed(0)} sets/s (${(perSet * 1e6).toFixed(0)} µs of store time per set)`);
   if (timed) out(`  the timed (b) of ${timed.mode} mode: ${(timed.m.sets / timed.m.seconds).toFixed(1)} sets/s = ${((100 * timed.m.sets) / timed.m.seconds / ceiling).toFixed(1)}% of that ceiling`);
   out(`  load average after ${load()}`);
