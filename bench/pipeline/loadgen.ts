@@ -25,6 +25,13 @@ export interface SeenEntry {
   readonly readableAt: number;
 }
 
+/** The feed poller's requests, those that failed and were retried, and those refused with 429. */
+export interface FeedStats {
+  readonly requests: number;
+  readonly failures: number;
+  readonly refused: number;
+}
+
 /** One submission: when it was due (open loop) or started, when it was answered, and how. */
 export interface Submission {
   readonly trace?: string;
@@ -49,7 +56,7 @@ export interface InterchangeValue {
   readonly acceptedMs: number;
   readonly bytes: number;
   readonly entries: SeenEntry[];
-  readonly feedRequests: number;
+  readonly feed: FeedStats;
 }
 
 export interface OpenArgs {
@@ -71,7 +78,7 @@ export interface OpenValue {
   readonly lastSendAt: number;
   readonly errors: string[];
   readonly entries: SeenEntry[];
-  readonly feedRequests: number;
+  readonly feed: FeedStats;
 }
 
 export interface ClosedArgs {
@@ -192,6 +199,9 @@ function rotation(keys: readonly string[]): () => string {
 class FeedPoller {
   readonly entries = new Map<string, SeenEntry>();
   requests = 0;
+  /** Requests that failed (and were retried), and how many of them were refused with 429. */
+  failures = 0;
+  refused = 0;
   private cursor: string | undefined;
   private stopped = false;
   private failed: unknown;
@@ -213,15 +223,29 @@ class FeedPoller {
 
   private async loop(minGapMs: number): Promise<void> {
     let last = 0;
+    let failedInARow = 0;
     while (!this.stopped) {
       const gap = last + minGapMs - performance.now();
       if (gap > 0) await sleep(gap);
       last = performance.now();
       const q = new URLSearchParams({ limit: '100', ...(this.cursor ? { cursor: this.cursor } : {}) });
-      const r = await call(this.url, this.next(), `/platform/feed_entries?${q.toString()}`);
+      let r: { status: number; body: Record<string, unknown> };
+      try {
+        r = await call(this.url, this.next(), `/platform/feed_entries?${q.toString()}`);
+      } catch (err) {
+        r = { status: 0, body: { error: err instanceof Error ? err.message : String(err) } };
+      }
       const at = Date.now();
       this.requests++;
-      if (r.status !== 200) throw new Error(`GET /platform/feed_entries answered ${r.status}: ${JSON.stringify(r.body)}`);
+      if (r.status !== 200) {
+        // a busy API may time out or refuse now and then: retry, and give up only when it keeps failing
+        this.failures++;
+        if (r.status === 429) this.refused++;
+        if (++failedInARow >= 20) throw new Error(`GET /platform/feed_entries failed 20 times in a row, last ${r.status}: ${JSON.stringify(r.body)}`);
+        await sleep(r.status === 429 ? 1000 : 250);
+        continue;
+      }
+      failedInARow = 0;
       for (const e of (r.body['feedEntries'] ?? []) as { id: string; traceGuid: string; status: string; createdAt: string }[]) {
         if (!this.entries.has(e.id)) this.entries.set(e.id, { trace: e.traceGuid, status: e.status, createdAt: isoMs(e.createdAt), readableAt: at });
       }
@@ -247,6 +271,10 @@ class FeedPoller {
     }
   }
 
+  stats(): FeedStats {
+    return { requests: this.requests, failures: this.failures, refused: this.refused };
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     await this.running;
@@ -267,7 +295,7 @@ async function interchangeOp(a: InterchangeArgs): Promise<InterchangeValue> {
     await accepted(submitEdi(a.url, a.key, a.partner, edi));
     const acceptedMs = Date.now() - t0;
     await poller.until(`${a.sets} feed entries`, () => poller.entries.size >= a.sets, a.timeoutMs);
-    return { t0, acceptedMs, bytes: Buffer.byteLength(edi), entries: [...poller.entries.values()], feedRequests: poller.requests };
+    return { t0, acceptedMs, bytes: Buffer.byteLength(edi), entries: [...poller.entries.values()], feed: poller.stats() };
   } finally {
     await poller.stop();
   }
@@ -323,7 +351,7 @@ async function openOp(a: OpenArgs): Promise<OpenValue> {
     await Promise.all(pending);
     const want = submissions.filter((s) => s.trace).length;
     await poller.until(`${want} feed entries`, () => poller.entries.size >= want, a.timeoutMs);
-    return { submissions, skipped, firstSendAt, lastSendAt, errors, entries: [...poller.entries.values()], feedRequests: poller.requests };
+    return { submissions, skipped, firstSendAt, lastSendAt, errors, entries: [...poller.entries.values()], feed: poller.stats() };
   } finally {
     await poller.stop();
   }

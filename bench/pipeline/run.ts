@@ -43,7 +43,7 @@
  *   big              a BENCH_BIG_MB (50) MB interchange of BENCH_BIG_SETS (500) 850 sets
  *   ceilings         (count mode, after `interchange`) Kafka, Cassandra and ClickHouse alone
  *
- * Before each scenario the bench waits up to BENCH_SETTLE_S (60) seconds for the 1-minute load
+ * Before each scenario the bench waits up to BENCH_SETTLE_S (120) seconds for the 1-minute load
  * average to come down to 3 (the start-up's or the previous scenario's load lingers in it).
  *
  * BENCH_PROFILE=<folder>: a V8 CPU profile of this process per scenario (in-process mode);
@@ -81,7 +81,7 @@ import { isolatedConfig, type Isolated } from '../../test/integration/helpers/is
 import { countClickHouse, installCounters, resetCounters, takeCounters, type Counts, type RecordedWrite } from './counters.ts';
 import { cassandraCeiling, clickhouseCeiling, kafkaCeiling, type Ceiling } from './ceilings.ts';
 import { listenerPid, load, watch, type Usage, type Watched } from './procstat.ts';
-import type { ClosedArgs, ClosedValue, IdleArgs, IdleValue, InterchangeArgs, InterchangeValue, MixArgs, MixValue, OpenArgs, OpenValue, SeenEntry } from './loadgen.ts';
+import type { ClosedArgs, ClosedValue, FeedStats, IdleArgs, IdleValue, InterchangeArgs, InterchangeValue, MixArgs, MixValue, OpenArgs, OpenValue, SeenEntry } from './loadgen.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const num = (k: string, d: number): number => (process.env[k] ? Number(process.env[k]) : d);
@@ -102,7 +102,7 @@ const POLL_MS = num('BENCH_POLL_MS', 100);
 const IDLE_POLL_MS = num('BENCH_IDLE_POLL_MS', 20);
 const TIMEOUT_MS = num('BENCH_TIMEOUT_S', 3600) * 1000;
 const LOAD_WARN = 3;
-const SETTLE_S = num('BENCH_SETTLE_S', 60);
+const SETTLE_S = num('BENCH_SETTLE_S', 120);
 const modeList = (process.env['BENCH_MODES'] ?? 'inprocess,processes').split(',').map((s) => s.trim()).filter(Boolean);
 if (process.env['BENCH_COUNT'] === '1' && !modeList.includes('count')) modeList.push('count');
 // the counters wrap prototypes for good: the counting pass runs after every timed mode
@@ -543,6 +543,7 @@ function report(s: Stack, m: Measured): void {
 // ---------------------------------------------------------------------------------------------
 // scenarios
 
+const feedLine = (f: FeedStats): string => `${f.requests} feed requests${f.failures ? ` (${f.failures} failed and retried, ${f.refused} of them refused with 429)` : ''}`;
 const tenantOf = (s: Stack, name: string): Tenant => s.tenants.get(name)!;
 const successes = (entries: readonly SeenEntry[]): SeenEntry[] => entries.filter((e) => e.status === 'success');
 
@@ -562,7 +563,7 @@ async function interchangeRun(s: Stack, label: string, name: string, sets: numbe
     latencies: ok.map((e) => e.readableAt - v.t0),
     endPoint: 'the entry readable on GET /platform/feed_entries',
     createdLatencies: ok.map((e) => e.createdAt - v.t0),
-    extra: `${(v.bytes / 1e6).toFixed(2)} MB, accepted in ${v.acceptedMs} ms; last createdAt ${((lastCreated - v.t0) / 1000).toFixed(2)} s after submission (${(ok.length / ((lastCreated - v.t0) / 1000)).toFixed(1)} sets/s to createdAt); ${v.feedRequests} feed requests${errors ? `; ${errors} ERROR entries` : ''}${
+    extra: `${(v.bytes / 1e6).toFixed(2)} MB, accepted in ${v.acceptedMs} ms; last createdAt ${((lastCreated - v.t0) / 1000).toFixed(2)} s after submission (${(ok.length / ((lastCreated - v.t0) / 1000)).toFixed(1)} sets/s to createdAt); ${feedLine(v.feed)}${errors ? `; ${errors} ERROR entries` : ''}${
       s.mode === 'processes' ? '' : `\n  ${await stageTimeline(s, t.org, v.t0)}`
     }`,
     summary: { sets_per_s: ok.length / seconds },
@@ -598,7 +599,7 @@ async function openSingles(s: Stack): Promise<Figures> {
     extra: [
       `offered ${offered}/s achieved (${v.submissions.length} sent${v.skipped ? `, ${v.skipped} not sent: ${MAX_IN_FLIGHT} submissions were outstanding` : ''}); accepted (202) ${acc.length} = ${(acc.length / ((lastAnswer - t0) / 1000)).toFixed(1)}/s; refused 429 ${refused}; failed ${failed}${v.errors.length ? ` (${v.errors.join(' | ')})` : ''}`,
       `delivered ${ok.length} = ${delivered.toFixed(1)}/s (first due submission to last entry readable); latencies from each submission's due time (open loop)`,
-      `API keys: ${t.keys.length} standard keys in rotation, at most ${perKey} submissions each per minute, inside the contract's 240 requests a minute per key (the limit is not lifted); feed polled with ${t.pollKeys.length} read-only keys, ${v.feedRequests} requests`,
+      `API keys: ${t.keys.length} standard keys in rotation, at most ${perKey} submissions each per minute, inside the contract's 240 requests a minute per key (the limit is not lifted); feed polled with ${t.pollKeys.length} read-only keys: ${feedLine(v.feed)}`,
     ].join('\n  '),
     summary: { singles_per_s: delivered, singles_p99_ms: pct(created, 99) },
   };
