@@ -51,14 +51,19 @@ export function listenerPid(port: number): number | undefined {
 
 export const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 
+/** `service`: a process of the service; `store`: Kafka, Cassandra, the schema registry; `bench`: the load generator and the orchestrator (never charged to the pipeline). */
+export type ProcessKind = 'service' | 'store' | 'bench';
+
 export interface Watched {
   readonly name: string;
   readonly pid: number;
+  readonly kind: ProcessKind;
 }
 
 export interface Usage {
   readonly name: string;
   readonly pid: number;
+  readonly kind: ProcessKind;
   readonly cpuSeconds: number;
   readonly peakRssMb: number;
 }
@@ -78,6 +83,7 @@ export function watch(procs: readonly Watched[]): { stop(): Usage[] } {
       return procs.map((p, i) => ({
         name: p.name,
         pid: p.pid,
+        kind: p.kind,
         cpuSeconds: (cpuSeconds(p.pid) ?? before[i]!) - before[i]!,
         peakRssMb: Math.max(peak[i]!, rssMb(p.pid) ?? 0),
       }));

@@ -1,72 +1,122 @@
 /**
  * `npm run bench:pipeline`: the whole pipeline on the single-node stack, measured as a partner
- * and the organization see it: from the HTTP submission to the document's feed entry (polling
- * partner) or webhook call (webhook partner).
+ * and the organization see it: from the HTTP submission to the moment the set's feed entry is
+ * readable through `GET /platform/feed_entries` (polling partner; the entry's `createdAt` is
+ * reported too) or to the webhook call's arrival (webhook partner).
  *
- * Modes (BENCH_MODES, default both):
- *   inprocess  every role in this process (`all`); also counts the work per set (Cassandra
- *              statements, Kafka records and produce requests, Avro passes, ClickHouse inserts,
- *              JSON calls) by wrapping the clients' prototypes (bench/pipeline/counters.ts)
- *   processes  each role in its own process (`tdx start --role node:<service>`, `scheduler`);
- *              the API and the materializer share this process, because the embedded ClickHouse
- *              (chDB) lives in the one process that owns its data folder
+ * Processes (fair accounting):
+ *   load generator  bench/pipeline/loadgen.ts, forked: builds the documents, submits them over
+ *                   HTTP, polls the feed, runs the webhook receiver. Its CPU is reported apart
+ *                   and never charged to the pipeline.
+ *   orchestrator    this process: provisions the organizations and keys (Cassandra), starts
+ *                   the roles, watches /proc, reads Kafka offsets. In processes mode it runs no
+ *                   role and its CPU is reported apart; in the in-process modes it runs every
+ *                   role (`all`) and is charged as the pipeline.
+ *
+ * Modes (BENCH_MODES, default `inprocess,processes`; BENCH_COUNT=1 adds `count`, run last):
+ *   inprocess  every role in this process (`all`), timed
+ *   processes  each role in its own process: `tdx start --role api,materializer` (the embedded
+ *              ClickHouse, chDB, lives in the one process that owns its data folder, so the API
+ *              and the materializer share a process), `node:<service>` each, `scheduler`; timed.
+ *              The summary line comes from this mode.
+ *   count      the in-process layout again with the clients' prototypes wrapped to count the
+ *              work per set (bench/pipeline/counters.ts); a counting pass, never a timing. The
+ *              store ceilings run here (they replay the recorded Cassandra writes).
  *
  * Scenarios (BENCH_SCENARIOS, comma-separated, default all), sizes from the environment:
- *   single       (a) BENCH_SINGLES (2000) single-set 850 interchanges, BENCH_CONCURRENCY (32)
- *                    submissions in flight: interchanges/s accepted by the endpoint, and sets/s
+ *   single       (a) open loop: single-set 850 interchanges offered at BENCH_SINGLES_RATE (500)
+ *                    a second for BENCH_SINGLES_SECONDS (40), whatever the pipeline does;
+ *                    achieved offered, accepted and delivered rates, p50/p99 latency. Spread
+ *                    over enough API keys that none passes the contract's 240 requests a
+ *                    minute (the limit is not lifted)
  *   interchange  (b) one interchange of BENCH_SETS (20000) 850 sets
  *   linear           one interchange of BENCH_SETS/2 sets: the time ratio to (b) (2.0 is linear)
+ *   idle         (d) BENCH_IDLE (50) single-set interchanges one at a time for a webhook
+ *                    partner, each delivered (webhook call and feed entry) before the next,
+ *                    BENCH_IDLE_PAUSE_MS (300) apart: p50/p99 to `createdAt`, to readable on
+ *                    the feed and to the webhook call
  *   mix          (c) BENCH_MIX (1000) documents: 90% single-set 850s, 10% outbound 810s (mapped,
  *                    written, uploaded by SFTP) and the partner's 997 for each
- *   webhook          (a) and (b) again for a webhook partner (a local receiver that answers 200
- *                    at once), sizes BENCH_WEBHOOK_SINGLES (BENCH_SINGLES/4) and
- *                    BENCH_WEBHOOK_SETS (BENCH_SETS/4)
+ *   webhook          BENCH_WEBHOOK_SINGLES (500) single-set interchanges (BENCH_CONCURRENCY,
+ *                    32, in flight) and one interchange of BENCH_WEBHOOK_SETS (BENCH_SETS/4)
+ *                    sets for a webhook partner (the receiver answers 200 at once)
  *   big              a BENCH_BIG_MB (50) MB interchange of BENCH_BIG_SETS (500) 850 sets
- *   ceilings         (in-process mode, after `interchange`) Kafka, Cassandra and ClickHouse alone
+ *   ceilings         (count mode, after `interchange`) Kafka, Cassandra and ClickHouse alone
+ *
+ * Before each scenario the bench waits up to BENCH_SETTLE_S (120) seconds for the 1-minute load
+ * average to come down to 3 (the start-up's or the previous scenario's load lingers in it).
  *
  * BENCH_PROFILE=<folder>: a V8 CPU profile of this process per scenario (in-process mode);
- * summarize it with `npx tsx bench/pipeline/profile-summary.ts <file>`.
+ * BENCH_CPU_PROF_DIR=<folder>: `--cpu-prof` of the role processes named in BENCH_CPU_PROF_ROLES
+ * (`;`-separated, default `node:x12_split`) in processes mode, written when they stop.
+ * Summarize either with `npx tsx bench/pipeline/profile-summary.ts <file>`.
  *
- * Per scenario: sets/s sustained (first submission to last feed entry or webhook call, printed
- * as `<n> sets/s`), p50/p99 of each set's submission-to-entry latency, CPU seconds per 1,000 sets
- * of each process (this one, the role processes, Kafka, Cassandra; /proc/<pid>/stat before and
- * after) and each process's peak RSS (sampled), and the load average before and after: the
- * machine is shared, so figures from a loaded machine are lower than the pipeline's own.
+ * Per scenario: sets/s sustained (first submission to the last entry readable or webhook call),
+ * p50/p99 latencies, CPU seconds per 1,000 sets of each process (/proc/<pid>/stat before and
+ * after) and each process's peak RSS (sampled), and the load average before and after (a loud
+ * warning when the 1-minute load average is over 3 at the start). The last line:
+ *   summary interchange_sets_per_s=<n> interchange_cpu_s_per_1000=<n> singles_per_s=<n>
+ *           singles_p99_ms=<n> idle_p99_ms=<n> max_rss_mb=<n>
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import inspector from 'node:inspector';
+import { cpus, loadavg } from 'node:os';
 import path, { posix } from 'node:path';
 import { parse } from 'yaml';
 import type { Admin } from 'kafkajs';
-import { interchange, po850, startPipeline, type Pipeline, type SetSpec, type Tenant } from '../../test/integration/pipeline/support.ts';
 import { qualify, fromChTime } from '../../src/adapters/clickhouse/client.ts';
 import { createKafka } from '../../src/adapters/kafka/client.ts';
 import { createLogger } from '../../src/logger.ts';
 import { NODE_SERVICES } from '../../src/domain/node-services.ts';
 import type { ConfigDocument, PartnerDoc } from '../../src/domain/configuration.ts';
-import type { SegmentToWrite } from '../../src/x12/index.ts';
-import { startReceiver, type Receiver } from '../../test/integration/helpers/webhook-receiver.ts';
+import { parseRoles, startService } from '../../src/main.ts';
+import { Resources } from '../../src/roles/resources.ts';
+import { createApiKey, applyConfig, createOrganization } from '../../src/admin/admin-service.ts';
+import { CassandraOrganizationStore } from '../../src/adapters/cassandra/organization-store.ts';
+import { CassandraConfigAdminStore } from '../../src/adapters/cassandra/config-store.ts';
+import { x12ImplementationEngine } from '../../src/domain/x12-implementation-engine.ts';
+import { interchange, po850 } from '../../test/integration/pipeline/support.ts';
+import { isolatedConfig, type Isolated } from '../../test/integration/helpers/isolated-config.ts';
 import { countClickHouse, installCounters, resetCounters, takeCounters, type Counts, type RecordedWrite } from './counters.ts';
 import { cassandraCeiling, clickhouseCeiling, kafkaCeiling, type Ceiling } from './ceilings.ts';
 import { listenerPid, load, watch, type Usage, type Watched } from './procstat.ts';
+import type { ClosedArgs, ClosedValue, FeedStats, IdleArgs, IdleValue, InterchangeArgs, InterchangeValue, MixArgs, MixValue, OpenArgs, OpenValue, SeenEntry } from './loadgen.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const num = (k: string, d: number): number => (process.env[k] ? Number(process.env[k]) : d);
-const SINGLES = num('BENCH_SINGLES', 2000);
+const SINGLES_RATE = num('BENCH_SINGLES_RATE', 500);
+const SINGLES_SECONDS = num('BENCH_SINGLES_SECONDS', 40);
+const SINGLES = Math.max(1, Math.round(SINGLES_RATE * SINGLES_SECONDS));
+const MAX_IN_FLIGHT = num('BENCH_MAX_IN_FLIGHT', 4000);
 const CONCURRENCY = num('BENCH_CONCURRENCY', 32);
 const SETS = num('BENCH_SETS', 20000);
+const IDLE = num('BENCH_IDLE', 50);
+const IDLE_PAUSE_MS = num('BENCH_IDLE_PAUSE_MS', 300);
 const MIX = num('BENCH_MIX', 1000);
-const WEBHOOK_SINGLES = num('BENCH_WEBHOOK_SINGLES', Math.max(1, Math.round(SINGLES / 4)));
+const WEBHOOK_SINGLES = num('BENCH_WEBHOOK_SINGLES', 500);
 const WEBHOOK_SETS = num('BENCH_WEBHOOK_SETS', Math.max(1, Math.round(SETS / 4)));
 const BIG_MB = num('BENCH_BIG_MB', 50);
 const BIG_SETS = num('BENCH_BIG_SETS', 500);
+const POLL_MS = num('BENCH_POLL_MS', 100);
+const IDLE_POLL_MS = num('BENCH_IDLE_POLL_MS', 20);
 const TIMEOUT_MS = num('BENCH_TIMEOUT_S', 3600) * 1000;
-const MODES = (process.env['BENCH_MODES'] ?? 'inprocess,processes').split(',').map((s) => s.trim());
-const SCENARIOS = new Set((process.env['BENCH_SCENARIOS'] ?? 'single,interchange,linear,mix,webhook,big,ceilings').split(',').map((s) => s.trim()));
+const LOAD_WARN = 3;
+const SETTLE_S = num('BENCH_SETTLE_S', 120);
+const modeList = (process.env['BENCH_MODES'] ?? 'inprocess,processes').split(',').map((s) => s.trim()).filter(Boolean);
+if (process.env['BENCH_COUNT'] === '1' && !modeList.includes('count')) modeList.push('count');
+// the counters wrap prototypes for good: the counting pass runs after every timed mode
+const MODES = [...modeList.filter((m) => m !== 'count'), ...modeList.filter((m) => m === 'count')];
+for (const m of MODES) if (!['inprocess', 'processes', 'count'].includes(m)) throw new Error(`unknown mode ${m} (inprocess, processes, count)`);
+const SCENARIOS = new Set((process.env['BENCH_SCENARIOS'] ?? 'single,interchange,linear,idle,mix,webhook,big,ceilings').split(',').map((s) => s.trim()));
 const SECRET = `whsec_${Buffer.from('bench-pipeline-webhook-secret-32b').toString('base64')}`;
-// The contract's 240 requests a minute per key would hold (a) at 4 interchanges/s: the bench lifts it.
-const ENV = { TDX_FEED_VISIBILITY_LAG_MS: '0', TDX_RATE_LIMIT_PER_MINUTE: '1000000', TDX_MAX_SUBMISSION_BYTES: String(Math.max(100, BIG_MB * 2) * 1024 * 1024) };
+/** Requests a key is given at most in a minute: inside the contract's 240 with room for the window edges. */
+const PER_KEY_PER_MINUTE = 200;
+/** Read-only keys per organization for the feed poller. */
+const POLL_KEYS = 12;
+// The feed's visibility lag (about 2 s in the contract) is set to 0 so the end point is the
+// pipeline's; the API rate limit stays the contract's (240 a minute per key).
+const ENV = { TDX_FEED_VISIBILITY_LAG_MS: '0', TDX_LOG_VISIBILITY_LAG_MS: '500', TDX_MAX_SUBMISSION_BYTES: String(Math.max(100, BIG_MB * 2) * 1024 * 1024) };
 
 const out = (line: string): void => console.log(line);
 function pct(values: readonly number[], p: number): number {
@@ -74,6 +124,8 @@ function pct(values: readonly number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
 }
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const keysFor = (requests: number): number => Math.max(1, Math.ceil(requests / PER_KEY_PER_MINUTE));
+const warnings: string[] = [];
 
 // ---------------------------------------------------------------------------------------------
 // configuration
@@ -126,68 +178,231 @@ function sftpEnv(): { host: string; port: number; username: string; keyPath: str
 }
 
 // ---------------------------------------------------------------------------------------------
-// documents
+// the load generator
 
-let control = 100;
-const single850 = (n: number): string => interchange({ control: ++control, groups: [{ sets: [po850(`A-${n}`)] }] });
-function bigInterchange(sets: number, linesPerSet: number, tag: string): string {
-  return interchange({ control: ++control, groups: [{ sets: Array.from({ length: sets }, (_, i): SetSpec => po850(`${tag}-${i}`, linesPerSet)) }] });
+interface LoadGen {
+  readonly pid: number;
+  readonly webhookUrl: string;
+  run<T>(op: string, args: unknown): Promise<T>;
+  stop(): Promise<void>;
 }
-function invoice(n: number): Record<string, unknown> {
-  return { invoiceNumber: `INV-${n}`, invoiceDate: '2026-03-05', orderNumber: `PO-${n}`, total: 25, lines: [{ sku: 'WIDGET-1', quantity: 10, unitPrice: 2.5 }] };
+
+async function startLoadGen(): Promise<LoadGen> {
+  const env: NodeJS.ProcessEnv = { ...process.env, BENCH_WEBHOOK_SECRET: SECRET };
+  delete env['NODE_OPTIONS'];
+  const child = fork(path.join(root, 'bench/pipeline/loadgen.ts'), [], { cwd: root, env, execArgv: ['--import', 'tsx'], serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const waiting = new Map<number, { ok: (v: unknown) => void; fail: (e: Error) => void }>();
+  let nextId = 0;
+  const webhookUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the load generator did not start in 60 s')), 60_000);
+    child.once('exit', (code) => reject(new Error(`the load generator exited with ${code}`)));
+    child.on('message', (m: { ready?: boolean; webhookUrl?: string; id?: number; ok?: boolean; value?: unknown; error?: string }) => {
+      if (m.ready) {
+        clearTimeout(timer);
+        return resolve(m.webhookUrl!);
+      }
+      const w = waiting.get(m.id!);
+      waiting.delete(m.id!);
+      if (m.ok) w?.ok(m.value);
+      else w?.fail(new Error(`load generator: ${m.error}`));
+    });
+  });
+  child.on('exit', (code) => {
+    for (const w of waiting.values()) w.fail(new Error(`the load generator exited with ${code}`));
+    waiting.clear();
+  });
+  return {
+    pid: child.pid!,
+    webhookUrl,
+    run: <T>(op: string, args: unknown) =>
+      new Promise<T>((ok, fail) => {
+        const id = ++nextId;
+        waiting.set(id, { ok: ok as (v: unknown) => void, fail });
+        child.send({ id, op, args });
+      }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.once('exit', () => (clearTimeout(t), resolve()));
+        child.disconnect();
+      }),
+  };
 }
-/** The partner's 997 accepting every set of one of our 810 groups. */
-function ack997(group: string, sets: readonly string[]): string {
-  const segments: SegmentToWrite[] = [{ id: 'AK1', elements: ['IN', group] }];
-  for (const s of sets) segments.push({ id: 'AK2', elements: ['810', s] }, { id: 'AK5', elements: ['A'] });
-  segments.push({ id: 'AK9', elements: ['A', String(sets.length), String(sets.length), String(sets.length)] });
-  return interchange({ control: ++control, groups: [{ sets: [{ id: '997', segments }] }] });
+
+// ---------------------------------------------------------------------------------------------
+// stack
+
+interface Tenant {
+  readonly org: string;
+  /** Standard keys the submissions rotate over. */
+  readonly keys: readonly string[];
+  /** Read-only keys the feed poller rotates over. */
+  readonly pollKeys: readonly string[];
+}
+
+interface Stack {
+  readonly mode: string;
+  readonly iso: Isolated;
+  readonly url: string;
+  /** The orchestrator's own store access; ClickHouse only outside processes mode (chDB belongs to the API process there). */
+  readonly reader: Resources;
+  readonly procs: Watched[];
+  readonly children: ChildProcess[];
+  readonly admin: Admin;
+  readonly tenants: Map<string, Tenant>;
+  readonly gen: LoadGen;
+  readonly mixDir: string;
+  readonly stopService?: () => Promise<void>;
+}
+
+/** Spawns `tdx <args>` with the isolated configuration; resolves with the child once `ready` says so from its stdout. */
+function spawnTdx(iso: Isolated, args: string[], what: string, ready: (stdout: string) => boolean, timeoutMs = 180_000): Promise<ChildProcess> {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...iso.env, ...ENV, TDX_LOG_FORMAT: 'json', TDX_LOG_LEVEL: 'info' };
+  delete env['NODE_OPTIONS'];
+  const profDir = process.env['BENCH_CPU_PROF_DIR'];
+  const profile = profDir && args[0] === 'start' && (process.env['BENCH_CPU_PROF_ROLES'] ?? 'node:x12_split').split(';').includes(args[2] ?? '') ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+  const child = spawn(process.execPath, [...profile, 'bin/tdx.mjs', ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+  return new Promise<ChildProcess>((resolve, reject) => {
+    let buf = '';
+    let done = false;
+    const timer = setTimeout(() => reject(new Error(`${what} did not start in ${timeoutMs / 1000} s`)), timeoutMs);
+    child.once('exit', (code) => {
+      if (!done) reject(new Error(`${what} exited with ${code}: ${err}${buf.slice(-2000)}`));
+    });
+    child.stdout.on('data', (d: Buffer) => {
+      if (done) return;
+      buf += d.toString();
+      if (ready(buf)) {
+        done = true;
+        clearTimeout(timer);
+        resolve(child);
+      } else if (buf.length > 1e6) buf = buf.slice(-100_000);
+    });
+  });
+}
+
+/** Runs `tdx <args>` to its end; fails unless it exits with 0. */
+function runTdx(iso: Isolated, args: string[]): Promise<void> {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...iso.env, ...ENV };
+  delete env['NODE_OPTIONS'];
+  const child = spawn(process.execPath, ['bin/tdx.mjs', ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  const keep = (d: Buffer): void => void (text = (text + d.toString()).slice(-4000));
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  return new Promise<void>((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`tdx ${args.join(' ')} exited with ${code}: ${text}`)))));
+}
+
+/** Runs a role process until its roles have started; the API's URL when it has the API. */
+async function startRoleProcess(iso: Isolated, roles: string): Promise<{ child: ChildProcess; url?: string }> {
+  const n = roles.split(',').length;
+  let url: string | undefined;
+  const child = await spawnTdx(iso, ['start', '--role', roles], roles, (text) => {
+    const port = /listening on http:\/\/[^:]+:(\d+)/.exec(text)?.[1];
+    if (port) url = `http://127.0.0.1:${port}`;
+    return (text.match(/"role:started"/g) ?? []).length >= n;
+  });
+  return { child, ...(url ? { url } : {}) };
+}
+
+async function startStack(mode: string): Promise<Stack> {
+  const gen = await startLoadGen();
+  const iso = isolatedConfig({ TDX_API_PORT: '0', ...ENV });
+  // provisioning in a process of its own: the embedded ClickHouse's folder then belongs to the API
+  await runTdx(iso, ['migrate']);
+  const logger = createLogger({ ...iso.config, logLevel: 'silent' });
+  const reader = new Resources(iso.config, logger);
+  const client = await reader.cassandra();
+  const orgs = new CassandraOrganizationStore(client);
+  const adminStore = new CassandraConfigAdminStore(client);
+  const tenant = async (name: string, doc: ConfigDocument, keys: number): Promise<Tenant> => {
+    const id = (await createOrganization(orgs, `bench ${name}`)).id;
+    await applyConfig(orgs, adminStore, id, doc, x12ImplementationEngine, { author: 'bench' });
+    const make = async (kind: 'standard' | 'read-only', n: number): Promise<string[]> => {
+      const list: string[] = [];
+      for (let i = 0; i < n; i += 16) list.push(...(await Promise.all(Array.from({ length: Math.min(16, n - i) }, async () => (await createApiKey(orgs, id, kind, `bench ${name}`)).key))));
+      return list;
+    };
+    return { org: id, keys: await make('standard', keys), pollKeys: await make('read-only', POLL_KEYS) };
+  };
+  const sftpDir = `bench-${Date.now().toString(36)}`;
+  const tenants = new Map<string, Tenant>();
+  tenants.set('warm', await tenant('warm', pollingDoc(), 1));
+  if (SCENARIOS.has('single')) tenants.set('single', await tenant('single', pollingDoc(), keysFor(Math.min(SINGLES, SINGLES_RATE * 60))));
+  for (const name of ['interchange', 'linear', 'big']) if (SCENARIOS.has(name)) tenants.set(name, await tenant(name, pollingDoc(), 1));
+  if (SCENARIOS.has('webhook')) tenants.set('webhook', await tenant('webhook', webhookDoc(gen.webhookUrl), keysFor(WEBHOOK_SINGLES + 1)));
+  if (SCENARIOS.has('idle')) tenants.set('idle', await tenant('idle', webhookDoc(gen.webhookUrl), keysFor(IDLE)));
+  if (SCENARIOS.has('mix')) {
+    const sftp = sftpEnv();
+    mkdirSync(path.join(sftp.root, sftpDir, 'in'), { recursive: true });
+    tenants.set('mix', await tenant('mix', mixDoc(sftpDir), keysFor(MIX * 2)));
+  }
+  const kafka = createKafka(iso.config, logger, '-bench');
+  const admin = kafka.admin();
+  await admin.connect();
+
+  const procs: Watched[] = [];
+  const children: ChildProcess[] = [];
+  let url = '';
+  let stopService: (() => Promise<void>) | undefined;
+  if (mode === 'processes') {
+    const roles = ['api,materializer', ...NODE_SERVICES.map((n) => `node:${n}`), 'scheduler'];
+    const started = await Promise.all(roles.map((r) => startRoleProcess(iso, r)));
+    started.forEach((s, i) => {
+      children.push(s.child);
+      procs.push({ name: roles[i] === 'api,materializer' ? 'api+materializer' : roles[i]!, pid: s.child.pid!, kind: 'service' });
+      if (s.url) url = s.url;
+    });
+    procs.push({ name: 'bench orchestrator', pid: process.pid, kind: 'bench' });
+  } else {
+    let printed = '';
+    stopService = await startService(iso.config, logger, parseRoles('all'), { write: (t: string) => void (printed += t) });
+    const port = /listening on http:\/\/[^:]+:(\d+)/.exec(printed)?.[1];
+    url = `http://127.0.0.1:${port}`;
+    procs.push({ name: 'node (all roles, and the bench orchestrator)', pid: process.pid, kind: 'service' });
+    if (mode === 'count') countClickHouse((await reader.clickhouse()).client);
+  }
+  if (!url) throw new Error('the API did not say where it listens');
+  procs.push({ name: 'load generator', pid: gen.pid, kind: 'bench' });
+  const port = (v: string | undefined, d: number): number => Number((v ?? '').split(',')[0]!.split(':').pop() || d);
+  const stores: [string, number | undefined][] = [
+    ['kafka', listenerPid(port(process.env['KAFKA_BROKERS'], 9092))],
+    ['cassandra', listenerPid(port(process.env['CASSANDRA_CONTACT_POINTS'], 9042))],
+    ['schema registry', listenerPid(Number(/:(\d+)/.exec(process.env['SCHEMA_REGISTRY_URL'] ?? '')?.[1] ?? 8081))],
+  ];
+  for (const [name, pid] of stores) if (pid) procs.push({ name, pid, kind: 'store' });
+  return { mode, iso, url, reader, procs, children, admin, tenants, gen, mixDir: sftpDir, ...(stopService ? { stopService } : {}) };
+}
+
+async function stopStack(s: Stack): Promise<void> {
+  await s.gen.stop();
+  await Promise.all(
+    s.children.map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          if (c.exitCode !== null || c.signalCode !== null) return resolve();
+          const t = setTimeout(() => c.kill('SIGKILL'), 15_000);
+          c.once('exit', () => (clearTimeout(t), resolve()));
+          c.kill('SIGTERM');
+        }),
+    ),
+  );
+  await s.stopService?.();
+  await s.admin.disconnect();
+  await s.reader.close();
+  await s.iso.cleanup();
+  if (SCENARIOS.has('mix')) rmSync(path.join(sftpEnv().root, s.mixDir), { recursive: true, force: true });
 }
 
 // ---------------------------------------------------------------------------------------------
 // observation
 
-interface Stack {
-  readonly p: Pipeline;
-  readonly mode: string;
-  readonly procs: Watched[];
-  readonly children: ChildProcess[];
-  readonly admin: Admin;
-  readonly tenants: Map<string, Tenant>;
-  readonly receiver: Receiver;
-  readonly mixDir: string;
-}
-
-async function count(p: Pipeline, sql: string, org: string): Promise<number> {
-  const ch = await p.reader.clickhouse();
-  const rs = await ch.client.query({ query: sql.replaceAll('{db}', ch.database), query_params: { org }, format: 'JSONEachRow' });
-  const [row] = await rs.json<{ n: string }>();
-  return Number(row?.n ?? 0);
-}
-const feedCount = (p: Pipeline, org: string): Promise<number> => count(p, `SELECT count() AS n FROM {db}.feed_entries FINAL WHERE org_id = {org:String} AND status = 'success'`, org);
-
-async function feedTimes(p: Pipeline, org: string): Promise<{ trace: string; at: number }[]> {
-  const ch = await p.reader.clickhouse();
-  const rs = await ch.client.query({
-    query: `SELECT trace_guid, created_at FROM ${qualify(ch.database, 'feed_entries')} FINAL WHERE org_id = {org:String} AND status = 'success'`,
-    query_params: { org },
-    format: 'JSONEachRow',
-  });
-  return (await rs.json<{ trace_guid: string; created_at: string }>()).map((r) => ({ trace: r.trace_guid, at: fromChTime(r.created_at) / 1000 }));
-}
-
-async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = TIMEOUT_MS, everyMs = 250): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
-
 /** Messages in the run's topics (sum of high-water marks), by topic without prefix. */
 async function topicOffsets(s: Stack): Promise<Map<string, number>> {
-  const prefix = s.p.iso.config.kafka.topicPrefix;
+  const prefix = s.iso.config.kafka.topicPrefix;
   const names = (await s.admin.listTopics()).filter((t) => t.startsWith(prefix) && !t.includes('bench.ceiling'));
   const m = new Map<string, number>();
   for (const t of names) {
@@ -200,26 +415,55 @@ async function topicOffsets(s: Stack): Promise<Map<string, number>> {
 interface Figures {
   readonly label: string;
   readonly sets: number;
+  /** First submission to the last end point (entry readable, or webhook call). */
   readonly seconds: number;
+  /** Per set, submission to its end point (ms). */
   readonly latencies: readonly number[];
+  /** What `latencies` measure up to. */
+  readonly endPoint: string;
+  /** Per set, submission to its feed entry's `createdAt` (ms), when the end point is not that. */
+  readonly createdLatencies?: readonly number[];
   readonly extra?: string;
+  /** Values for the summary line. */
+  readonly summary?: Record<string, number>;
 }
 
 interface Measured extends Figures {
+  readonly name: string;
+  /** Wall time the processes were watched (the scenario and the settling second after it). */
+  readonly wallSeconds: number;
   readonly usage: Usage[];
   readonly counts?: Counts;
   readonly writes?: RecordedWrite[];
   readonly kafka: Map<string, number>;
 }
 
-/** Runs one scenario with the processes watched, the load printed and the work counted. */
+function loadCheck(mode: string, name: string): void {
+  const l1 = loadavg()[0]!;
+  if (l1 <= LOAD_WARN) return;
+  const w = `WARNING: [${mode}] ${name} started with a 1-minute load average of ${l1.toFixed(2)} (over ${LOAD_WARN}): something else is using the machine; these figures are not the pipeline's own`;
+  warnings.push(w);
+  out(`\n${'!'.repeat(100)}\n!!! ${w}\n${'!'.repeat(100)}`);
+}
+
+/** Waits up to BENCH_SETTLE_S for the 1-minute load average to come down to LOAD_WARN (the previous scenario's, or the start-up's, load lingers in it). */
+async function settle(): Promise<void> {
+  const t0 = Date.now();
+  while (loadavg()[0]! > LOAD_WARN && Date.now() - t0 < SETTLE_S * 1000) await sleep(2000);
+  if (Date.now() - t0 > 1000) out(`  (waited ${Math.round((Date.now() - t0) / 1000)} s for the load average to settle)`);
+}
+
+/** Runs one scenario with the processes watched, the load printed and (count mode) the work counted. */
 async function measure(s: Stack, name: string, run: () => Promise<Figures>): Promise<Measured> {
+  await settle();
   out(`\n[${s.mode}] ${name}: load average before ${load()}`);
+  loadCheck(s.mode, name);
   const before = await topicOffsets(s);
-  const inprocess = s.mode === 'inprocess';
-  if (inprocess) resetCounters(name === 'interchange');
+  const counting = s.mode === 'count';
+  if (counting) resetCounters(name === 'interchange');
   const w = watch(s.procs);
-  const profiling = inprocess && process.env['BENCH_PROFILE'] ? await startProfile() : undefined;
+  const watchedFrom = performance.now();
+  const profiling = s.mode === 'inprocess' && process.env['BENCH_PROFILE'] ? await startProfile() : undefined;
   let fig: Figures;
   try {
     fig = await run();
@@ -228,12 +472,13 @@ async function measure(s: Stack, name: string, run: () => Promise<Figures>): Pro
     await sleep(1000);
   }
   const usage = w.stop();
+  const wallSeconds = (performance.now() - watchedFrom) / 1000;
   if (profiling) out(`  CPU profile of this process during the scenario: ${await profiling(`${s.mode}-${name}`)}`);
-  const taken = inprocess ? takeCounters() : undefined;
+  const taken = counting ? takeCounters() : undefined;
   const after = await topicOffsets(s);
   const kafka = new Map<string, number>();
   for (const [t, n] of after) if (n - (before.get(t) ?? 0) > 0) kafka.set(t, n - (before.get(t) ?? 0));
-  const m: Measured = { ...fig, usage, kafka, ...(taken ? { counts: taken.counts, writes: taken.writes } : {}) };
+  const m: Measured = { ...fig, name, wallSeconds, usage, kafka, ...(taken ? { counts: taken.counts, writes: taken.writes } : {}) };
   report(s, m);
   out(`[${s.mode}] ${name}: load average after ${load()}`);
   return m;
@@ -259,26 +504,36 @@ async function startProfile(): Promise<(name: string) => Promise<string>> {
 }
 
 const results: { mode: string; m: Measured }[] = [];
+const ms = (v: number): string => `${Math.round(v)} ms`;
+
+/** CPU seconds of the pipeline: every service and store process, never the load generator or (processes mode) the orchestrator. */
+const pipelineCpu = (m: Measured): number => m.usage.filter((u) => u.kind !== 'bench').reduce((n, u) => n + u.cpuSeconds, 0);
 
 function report(s: Stack, m: Measured): void {
   results.push({ mode: s.mode, m });
-  const rate = m.sets / m.seconds;
-  out(`[${s.mode}] ${m.label}: ${rate.toFixed(1)} sets/s (${m.sets} sets in ${m.seconds.toFixed(1)} s)${m.extra ? `; ${m.extra}` : ''}`);
-  if (m.latencies.length > 0) out(`  latency submission to entry per set: p50 ${Math.round(pct(m.latencies, 50))} ms, p99 ${Math.round(pct(m.latencies, 99))} ms`);
-  const per = (v: number): string => ((1000 * v) / m.sets).toFixed(2);
-  out(`  CPU seconds per 1,000 sets / peak RSS: ${m.usage.map((u) => `${u.name} ${per(u.cpuSeconds)} s / ${Math.round(u.peakRssMb)} MB`).join('; ')}`);
-  const node = m.usage.filter((u) => u.name !== 'kafka' && u.name !== 'cassandra').reduce((n, u) => n + u.cpuSeconds, 0);
-  const all = m.usage.reduce((n, u) => n + u.cpuSeconds, 0);
-  out(`  CPU seconds per 1,000 sets, Node processes together ${per(node)} s, everything ${per(all)} s (${(all / m.seconds).toFixed(2)} cores busy on average)`);
-  const over = m.usage.filter((u) => u.peakRssMb > 512 && u.name !== 'kafka' && u.name !== 'cassandra');
+  const per = (cpu: number): string => ((cpu / Math.max(1, m.sets)) * 1000).toFixed(2);
+  if (s.mode === 'count') out(`  ${m.label} (counting pass: the counters slow the pipeline, so its times are not measurements)`);
+  else {
+    out(`  ${m.label}: ${(m.sets / m.seconds).toFixed(1)} sets/s (${m.sets} sets in ${m.seconds.toFixed(2)} s, end point: ${m.endPoint})`);
+    out(`  latency to ${m.endPoint}: p50 ${ms(pct(m.latencies, 50))}, p99 ${ms(pct(m.latencies, 99))}, max ${ms(Math.max(...m.latencies))}`);
+    if (m.createdLatencies) out(`  latency to the entry's createdAt: p50 ${ms(pct(m.createdLatencies, 50))}, p99 ${ms(pct(m.createdLatencies, 99))}, max ${ms(Math.max(...m.createdLatencies))}`);
+  }
+  if (m.extra) out(`  ${m.extra}`);
+  const byKind = (k: Watched['kind']): Usage[] => m.usage.filter((u) => u.kind === k);
+  out(`  CPU s per 1,000 sets and peak RSS: ${m.usage.map((u) => `${u.name} ${per(u.cpuSeconds)} s ${Math.round(u.peakRssMb)} MB`).join('; ')}`);
+  const node = byKind('service').reduce((n, u) => n + u.cpuSeconds, 0);
+  const all = pipelineCpu(m);
+  const bench = byKind('bench').reduce((n, u) => n + u.cpuSeconds, 0);
+  out(`  CPU seconds per 1,000 sets, pipeline (Node processes ${per(node)} s + stores) ${per(all)} s, ${(all / m.wallSeconds).toFixed(2)} cores busy on average over ${m.wallSeconds.toFixed(1)} s; not charged: ${byKind('bench').map((u) => `${u.name} ${per(u.cpuSeconds)} s`).join(', ')} (${(bench / m.wallSeconds).toFixed(2)} cores)`);
+  const over = byKind('service').filter((u) => u.peakRssMb > 512);
   out(`  peak RSS over 512 MB: ${over.length === 0 ? 'none of the Node processes' : over.map((u) => `${u.name} ${Math.round(u.peakRssMb)} MB`).join(', ')}`);
   const msgs = [...m.kafka.values()].reduce((a, b) => a + b, 0);
-  out(`  Kafka messages per set ${(msgs / m.sets).toFixed(2)} (${[...m.kafka].sort((a, b) => b[1] - a[1]).map(([t, n]) => `${t} ${n}`).join(', ')})`);
+  out(`  Kafka messages per set ${(msgs / Math.max(1, m.sets)).toFixed(2)} (${[...m.kafka].sort((a, b) => b[1] - a[1]).map(([t, n]) => `${t} ${n}`).join(', ')})`);
   const c = m.counts;
   if (c) {
-    const f = (v: number): string => (v / m.sets).toFixed(2);
+    const f = (v: number): string => (v / Math.max(1, m.sets)).toFixed(2);
     out(
-      `  per set: Cassandra statements ${f(c.cassandraStatements)} (writes ${f(c.cassandraWrites)}, batches ${f(c.cassandraBatches)}), Kafka records sent ${f(c.kafkaRecords)} in ${f(c.kafkaProduceRequests)} produce requests, Avro encodes ${f(c.avroEncodes)} decodes ${f(c.avroDecodes)}, ClickHouse inserts ${f(c.clickhouseInserts)} (${f(c.clickhouseRows)} rows) queries ${f(c.clickhouseQueries)}, JSON.parse ${f(c.jsonParses)} JSON.stringify ${f(c.jsonStringifies)} (ClickHouse queries and JSON calls include the bench's own polling)`,
+      `  per set: Cassandra statements ${f(c.cassandraStatements)} (writes ${f(c.cassandraWrites)}, batches ${f(c.cassandraBatches)}), Kafka records sent ${f(c.kafkaRecords)} in ${f(c.kafkaProduceRequests)} produce requests, Avro encodes ${f(c.avroEncodes)} decodes ${f(c.avroDecodes)}, ClickHouse inserts ${f(c.clickhouseInserts)} (${f(c.clickhouseRows)} rows) queries ${f(c.clickhouseQueries)}, JSON.parse ${f(c.jsonParses)} JSON.stringify ${f(c.jsonStringifies)} (ClickHouse queries and JSON calls include the API answering the load generator's feed polls)`,
     );
     out(`  Kafka requests per set by API: ${[...c.kafkaRequests].sort((a, b) => b[1] - a[1]).map(([q, n]) => `${q} ${f(n)}`).join('; ')}`);
     out(`  Cassandra statements per set by statement: ${[...c.byStatement].sort((a, b) => b[1] - a[1]).map(([q, n]) => `${q} ${f(n)}`).join('; ')}`);
@@ -286,143 +541,130 @@ function report(s: Stack, m: Measured): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// stack
-
-async function startStack(mode: string): Promise<Stack> {
-  const sftpDir = `bench-${Date.now().toString(36)}`;
-  const p = await startPipeline(pollingDoc(), { env: ENV, ...(mode === 'processes' ? { roles: 'api,materializer' } : {}) });
-  if (mode === 'inprocess') countClickHouse((await p.reader.clickhouse()).client);
-  const receiver = await startReceiver(SECRET);
-  receiver.script('/in', [200]);
-  const tenants = new Map<string, Tenant>();
-  for (const name of ['single', 'interchange', 'linear', 'big']) tenants.set(name, await p.tenant(`bench ${name}`, pollingDoc()));
-  tenants.set('webhook', await p.tenant('bench webhook', webhookDoc(receiver.url)));
-  if (SCENARIOS.has('mix')) {
-    const sftp = sftpEnv();
-    mkdirSync(path.join(sftp.root, sftpDir, 'in'), { recursive: true });
-    tenants.set('mix', await p.tenant('bench mix', mixDoc(sftpDir)));
-  }
-  const kafka = createKafka(p.iso.config, createLogger({ ...p.iso.config, logLevel: 'silent' }), '-bench');
-  const admin = kafka.admin();
-  await admin.connect();
-
-  const procs: Watched[] = [{ name: mode === 'processes' ? 'api+materializer' : 'node (all roles)', pid: process.pid }];
-  const children: ChildProcess[] = [];
-  if (mode === 'processes') {
-    const roles = [...NODE_SERVICES.map((n) => `node:${n}`), 'scheduler'];
-    await Promise.all(
-      roles.map(async (role) => {
-        const env: NodeJS.ProcessEnv = { ...process.env, ...p.iso.env, ...ENV, TDX_LOG_FORMAT: 'json', TDX_LOG_LEVEL: 'info' };
-        delete env['NODE_OPTIONS'];
-        const args = [...(process.env['BENCH_CPU_PROF_DIR'] && role === 'node:x12_split' ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CPU_PROF_DIR']}`] : []), 'bin/tdx.mjs', 'start', '--role', role];
-        const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-        children.push(child);
-        child.stderr.resume();
-        await new Promise<void>((resolve, reject) => {
-          let buf = '';
-          const timer = setTimeout(() => reject(new Error(`${role} did not start in 180 s`)), 180_000);
-          child.once('exit', (code) => reject(new Error(`${role} exited with ${code}`)));
-          child.stdout.on('data', (d: Buffer) => {
-            buf += d.toString();
-            if (buf.includes('"role:started"')) {
-              clearTimeout(timer);
-              buf = '';
-              resolve();
-            } else if (buf.length > 1e6) buf = buf.slice(-1000);
-          });
-        });
-        procs.push({ name: role, pid: child.pid! });
-      }),
-    );
-  }
-  const kafkaPid = listenerPid(Number((process.env['KAFKA_BROKERS'] ?? '127.0.0.1:9092').split(',')[0]!.split(':')[1]));
-  const cassandraPid = listenerPid(Number((process.env['CASSANDRA_CONTACT_POINTS'] ?? '127.0.0.1:9042').split(',')[0]!.split(':')[1] ?? 9042));
-  if (kafkaPid) procs.push({ name: 'kafka', pid: kafkaPid });
-  if (cassandraPid) procs.push({ name: 'cassandra', pid: cassandraPid });
-  return { p, mode, procs, children, admin, tenants, receiver, mixDir: sftpDir };
-}
-
-async function stopStack(s: Stack): Promise<void> {
-  await Promise.all(
-    s.children.map(
-      (c) =>
-        new Promise<void>((resolve) => {
-          if (c.exitCode !== null || c.signalCode !== null) return resolve();
-          const t = setTimeout(() => c.kill('SIGKILL'), 15_000);
-          c.once('exit', () => (clearTimeout(t), resolve()));
-          c.kill('SIGTERM');
-        }),
-    ),
-  );
-  await s.admin.disconnect();
-  await s.receiver.close();
-  await s.p.stop();
-  if (SCENARIOS.has('mix')) rmSync(path.join(sftpEnv().root, s.mixDir), { recursive: true, force: true });
-}
-
-// ---------------------------------------------------------------------------------------------
 // scenarios
 
-/** Submits `n` bodies with `concurrency` in flight; submission start time per trace. */
-async function submitMany(n: number, concurrency: number, submitOne: (i: number) => Promise<string>): Promise<{ started: Map<string, number>; acceptedSeconds: number }> {
-  const started = new Map<string, number>();
-  const t0 = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, n) }, async () => {
-      while (next < n) {
-        const i = next++;
-        const at = Date.now();
-        started.set(await submitOne(i), at);
-      }
-    }),
-  );
-  return { started, acceptedSeconds: (performance.now() - t0) / 1000 };
-}
+const feedLine = (f: FeedStats): string => `${f.requests} feed requests${f.failures ? ` (${f.failures} failed and retried, ${f.refused} of them refused with 429)` : ''}`;
+const tenantOf = (s: Stack, name: string): Tenant => s.tenants.get(name)!;
+const successes = (entries: readonly SeenEntry[]): SeenEntry[] => entries.filter((e) => e.status === 'success');
 
-async function accepted(r: Promise<{ status: number; body: Record<string, unknown> }>): Promise<string> {
-  const res = await r;
-  if (res.status !== 202) throw new Error(`submission answered ${res.status}: ${JSON.stringify(res.body)}`);
-  return res.body['traceGuid'] as string;
-}
-
-async function polledSingles(s: Stack, label: string, tenantName: string, n: number): Promise<Figures> {
-  const t = s.tenants.get(tenantName)!;
-  const docs = Array.from({ length: n }, (_, i) => single850(i));
-  const t0 = Date.now();
-  const { started, acceptedSeconds } = await submitMany(n, CONCURRENCY, (i) => accepted(t.submitEdi('GLOBEX', docs[i]!)));
-  await waitUntil(`${n} feed entries`, async () => (await feedCount(s.p, t.org)) >= n);
-  const entries = await feedTimes(s.p, t.org);
-  const last = Math.max(...entries.map((e) => e.at));
+async function interchangeRun(s: Stack, label: string, name: string, sets: number, lines = 3, tag = 'B'): Promise<Figures> {
+  const t = tenantOf(s, name);
+  const args: InterchangeArgs = { url: s.url, key: t.keys[0]!, pollKeys: t.pollKeys, pollMs: POLL_MS, partner: 'GLOBEX', sets, lines, tag, timeoutMs: TIMEOUT_MS };
+  const v = await s.gen.run<InterchangeValue>('interchange', args);
+  const ok = successes(v.entries);
+  const last = Math.max(...ok.map((e) => e.readableAt));
+  const lastCreated = Math.max(...ok.map((e) => e.createdAt));
+  const seconds = (last - v.t0) / 1000;
+  const errors = v.entries.length - ok.length;
   return {
     label,
-    sets: n,
-    seconds: (last - t0) / 1000,
-    latencies: entries.map((e) => e.at - (started.get(e.trace) ?? t0)),
-    extra: `endpoint accepted ${(n / acceptedSeconds).toFixed(1)} interchanges/s (${CONCURRENCY} in flight)`,
+    sets: ok.length,
+    seconds,
+    latencies: ok.map((e) => e.readableAt - v.t0),
+    endPoint: 'the entry readable on GET /platform/feed_entries',
+    createdLatencies: ok.map((e) => e.createdAt - v.t0),
+    extra: `${(v.bytes / 1e6).toFixed(2)} MB, accepted in ${v.acceptedMs} ms; last createdAt ${((lastCreated - v.t0) / 1000).toFixed(2)} s after submission (${(ok.length / ((lastCreated - v.t0) / 1000)).toFixed(1)} sets/s to createdAt); ${feedLine(v.feed)}${errors ? `; ${errors} ERROR entries` : ''}${
+      s.mode === 'processes' ? '' : `\n  ${await stageTimeline(s, t.org, v.t0)}`
+    }`,
+    summary: { sets_per_s: ok.length / seconds },
   };
 }
 
-async function polledInterchange(s: Stack, label: string, tenantName: string, sets: number, lines = 3, tag = 'B'): Promise<Figures> {
-  const t = s.tenants.get(tenantName)!;
-  const edi = bigInterchange(sets, lines, tag);
+async function openSingles(s: Stack): Promise<Figures> {
+  const t = tenantOf(s, 'single');
+  const args: OpenArgs = { url: s.url, keys: t.keys, pollKeys: t.pollKeys, pollMs: POLL_MS, partner: 'GLOBEX', rate: SINGLES_RATE, count: SINGLES, maxInFlight: MAX_IN_FLIGHT, timeoutMs: TIMEOUT_MS };
+  const v = await s.gen.run<OpenValue>('open', args);
+  const subs = v.submissions;
+  const t0 = Math.min(...subs.map((x) => x.sentAt));
+  const acc = subs.filter((x) => x.trace);
+  const sentAt = new Map(acc.map((x) => [x.trace!, x.sentAt]));
+  const ok = successes(v.entries).filter((e) => sentAt.has(e.trace));
+  const refused = subs.filter((x) => x.status === 429).length;
+  const failed = subs.length - acc.length - refused;
+  const lastAnswer = Math.max(...acc.map((x) => x.answeredAt));
+  const last = Math.max(...ok.map((e) => e.readableAt));
+  const seconds = (last - t0) / 1000;
+  const delivered = ok.length / seconds;
+  const lat = ok.map((e) => e.readableAt - sentAt.get(e.trace)!);
+  const created = ok.map((e) => e.createdAt - sentAt.get(e.trace)!);
+  const offered = (v.submissions.length / Math.max(0.001, (v.lastSendAt - v.firstSendAt) / 1000)).toFixed(1);
+  const perKey = Math.ceil(Math.min(SINGLES, SINGLES_RATE * 60) / t.keys.length);
+  return {
+    label: `(a) open loop, single-set 850 interchanges offered at ${SINGLES_RATE}/s for ${SINGLES_SECONDS} s (${SINGLES}), polling partner`,
+    sets: ok.length,
+    seconds,
+    latencies: lat,
+    endPoint: 'the entry readable on GET /platform/feed_entries',
+    createdLatencies: created,
+    extra: [
+      `offered ${offered}/s achieved (${v.submissions.length} sent${v.skipped ? `, ${v.skipped} not sent: ${MAX_IN_FLIGHT} submissions were outstanding` : ''}); accepted (202) ${acc.length} = ${(acc.length / ((lastAnswer - t0) / 1000)).toFixed(1)}/s; refused 429 ${refused}; failed ${failed}${v.errors.length ? ` (${v.errors.join(' | ')})` : ''}`,
+      `delivered ${ok.length} = ${delivered.toFixed(1)}/s (first due submission to last entry readable); latencies from each submission's due time (open loop)`,
+      `API keys: ${t.keys.length} standard keys in rotation, at most ${perKey} submissions each per minute, inside the contract's 240 requests a minute per key (the limit is not lifted); feed polled with ${t.pollKeys.length} read-only keys: ${feedLine(v.feed)}`,
+    ].join('\n  '),
+    summary: { singles_per_s: delivered, singles_p99_ms: pct(created, 99) },
+  };
+}
+
+async function idleRun(s: Stack): Promise<Figures> {
+  const t = tenantOf(s, 'idle');
+  const args: IdleArgs = { url: s.url, key: t.keys[0]!, pollKeys: t.pollKeys, pollMs: IDLE_POLL_MS, partner: 'HOOK', count: IDLE, pauseMs: IDLE_PAUSE_MS, webhookPath: '/in', timeoutMs: TIMEOUT_MS };
   const t0 = Date.now();
-  await accepted(t.submitEdi('GLOBEX', edi));
-  const acceptedMs = Date.now() - t0;
-  await waitUntil(`${sets} feed entries`, async () => (await feedCount(s.p, t.org)) >= sets, TIMEOUT_MS, 500);
-  const entries = await feedTimes(s.p, t.org);
-  const last = Math.max(...entries.map((e) => e.at));
-  return { label, sets, seconds: (last - t0) / 1000, latencies: entries.map((e) => e.at - t0), extra: `${(Buffer.byteLength(edi) / 1e6).toFixed(2)} MB, accepted in ${acceptedMs} ms\n  ${await stageTimeline(s.p, t.org, t0)}` };
+  const v = await s.gen.run<IdleValue>('idle', args);
+  const created = v.items.map((i) => i.createdAt - i.sentAt);
+  const readable = v.items.map((i) => i.readableAt - i.sentAt);
+  const hook = v.items.map((i) => i.webhookAt - i.sentAt).filter((x) => Number.isFinite(x));
+  const line = (what: string, xs: readonly number[]): string => `${what} p50 ${ms(pct(xs, 50))}, p99 ${ms(pct(xs, 99))}, max ${ms(Math.max(...xs))}`;
+  return {
+    label: `(d) ${IDLE} single-set 850 interchanges one at a time on an idle pipeline (${IDLE_PAUSE_MS} ms apart), webhook partner`,
+    sets: v.items.length,
+    seconds: (Date.now() - t0) / 1000,
+    latencies: hook,
+    endPoint: 'the webhook call',
+    createdLatencies: created,
+    extra: `${line('to createdAt', created)}; ${line('to readable on the feed', readable)} (polled every ${IDLE_POLL_MS} ms at most); ${line('to the webhook call', hook)}`,
+    summary: { idle_p99_ms: pct(created, 99) },
+  };
+}
+
+async function webhookRun(s: Stack, label: string, count: number, sets?: number): Promise<Figures> {
+  const t = tenantOf(s, 'webhook');
+  const args: ClosedArgs = { url: s.url, keys: t.keys, partner: 'HOOK', count, concurrency: CONCURRENCY, webhookPath: '/in', timeoutMs: TIMEOUT_MS, ...(sets ? { sets } : {}) };
+  const v = await s.gen.run<ClosedValue>('closed', args);
+  const last = Math.max(...v.calls.map((c) => c.at));
+  return {
+    label,
+    sets: v.calls.length,
+    seconds: (last - v.t0) / 1000,
+    latencies: v.calls.map((c) => c.at - (v.started[c.trace] ?? v.t0)),
+    endPoint: 'the webhook call',
+    ...(sets ? {} : { extra: `closed loop, ${CONCURRENCY} submissions in flight over ${t.keys.length} keys` }),
+  };
+}
+
+async function mixRun(s: Stack): Promise<Figures> {
+  const t = tenantOf(s, 'mix');
+  const args: MixArgs = { url: s.url, keys: t.keys, pollKeys: t.pollKeys, pollMs: POLL_MS, count: MIX, concurrency: CONCURRENCY, sftpDir: path.join(sftpEnv().root, s.mixDir), timeoutMs: TIMEOUT_MS };
+  const v = await s.gen.run<MixValue>('mix', args);
+  const ok = successes(v.entries).filter((e) => v.started[e.trace] !== undefined);
+  return {
+    label: `mix of ${v.n850} single-set 850s, ${v.n810} outbound 810s and ${v.acks} partner 997s`,
+    sets: v.n850 + v.n810 + v.acks,
+    seconds: (v.endAt - v.t0) / 1000,
+    latencies: ok.map((e) => e.readableAt - v.started[e.trace]!),
+    endPoint: 'every 850 entry readable and every 810 acknowledged (latencies: the 850s)',
+    createdLatencies: ok.map((e) => e.createdAt - v.started[e.trace]!),
+  };
 }
 
 /**
  * When each stage took its work up: the step clocks of the trace's results by service (a
  * batch's items share the clock of the batch's start), and the feed entries' times, in seconds
  * after the submission started. A stage whose start lags the one before it by much is where
- * the sets wait.
+ * the sets wait. In-process modes only (processes mode: the embedded ClickHouse belongs to the
+ * API process).
  */
-async function stageTimeline(p: Pipeline, org: string, t0: number): Promise<string> {
-  const ch = await p.reader.clickhouse();
+async function stageTimeline(s: Stack, org: string, t0: number): Promise<string> {
+  const ch = await s.reader.clickhouse();
   const q = async (table: string, by: string): Promise<{ k: string; n: string; a: string; m: string; z: string }[]> =>
     (
       await ch.client.query({
@@ -436,90 +678,38 @@ async function stageTimeline(p: Pipeline, org: string, t0: number): Promise<stri
   return `stages (s after submission: first, median, last step clock): ${rows.map((r) => `${r.k} ${r.n}: ${sec(r.a)}, ${sec(r.m)}, ${sec(r.z)}`).join('; ')}`;
 }
 
-async function webhookRun(s: Stack, label: string, n: number, singles: boolean): Promise<Figures> {
-  const t = s.tenants.get('webhook')!;
-  const before = s.receiver.callsTo('/in').length;
-  const t0 = Date.now();
-  let started: Map<string, number>;
-  if (singles) {
-    const docs = Array.from({ length: n }, (_, i) => single850(i));
-    started = (await submitMany(n, CONCURRENCY, (i) => accepted(t.submitEdi('HOOK', docs[i]!)))).started;
-  } else {
-    const trace = await accepted(t.submitEdi('HOOK', bigInterchange(n, 3, 'W')));
-    started = new Map([[trace, t0]]);
-  }
-  await waitUntil(`${n} webhook calls`, () => Promise.resolve(s.receiver.callsTo('/in').length - before >= n));
-  const calls = s.receiver.callsTo('/in').slice(before).filter((c) => c.payload);
-  const last = Math.max(...calls.map((c) => c.at));
-  return { label, sets: n, seconds: (last - t0) / 1000, latencies: calls.map((c) => c.at - (started.get(String(c.payload!['traceGuid'])) ?? t0)) };
-}
-
-async function mixRun(s: Stack): Promise<Figures> {
-  const t = s.tenants.get('mix')!;
-  const sftp = sftpEnv();
-  const dir = path.join(sftp.root, s.mixDir);
-  const n810 = Math.round(MIX / 10);
-  const n850 = MIX - n810;
-  const docs = Array.from({ length: MIX }, (_, i) => (i % 10 === 9 ? undefined : single850(i)));
-  const t0 = Date.now();
-  const { started } = await submitMany(MIX, CONCURRENCY, (i) =>
-    docs[i] ? accepted(t.submitEdi('GLOBEX', docs[i])) : accepted(t.api(`/platform/partners/INV/documents`, { method: 'POST', body: JSON.stringify({ transactionSetIdentifier: '810', document: invoice(i) }), headers: { 'content-type': 'application/json' } })),
-  );
-  // the partner answers each uploaded 810 interchange with a 997 as soon as it sees it
-  const answered = new Set<string>();
-  let acks = 0;
-  const accepted810 = `SELECT count() AS n FROM {db}.transactions FINAL WHERE org_id = {org:String} AND direction = 'outbound' AND acknowledgment_status = 'accepted'`;
-  await waitUntil(`${n810} accepted 810s and ${n850} feed entries`, async () => {
-    for (const f of readdirSync(dir)) {
-      if (answered.has(f) || f.startsWith('.') || f === 'in') continue;
-      const text = readFileSync(path.join(dir, f), 'utf8');
-      const gs = /GS\*[^~\n]*/.exec(text)?.[0].split('*');
-      const sts = [...text.matchAll(/ST\*810\*(\d+)/g)].map((m) => m[1]!);
-      if (!gs || sts.length === 0) continue;
-      answered.add(f);
-      acks++;
-      void accepted(t.submitEdi('INV', ack997(gs[6]!, sts)));
-    }
-    return (await feedCount(s.p, t.org)) >= n850 && (await count(s.p, accepted810, t.org)) >= n810;
-  });
-  const entries = await feedTimes(s.p, t.org);
-  return {
-    label: `mix of ${n850} single-set 850s, ${n810} outbound 810s and ${acks} partner 997s`,
-    sets: n850 + n810 + acks,
-    seconds: (Date.now() - t0) / 1000,
-    latencies: entries.map((e) => e.at - (started.get(e.trace) ?? t0)),
-    extra: 'end = every 850 in the feed and every 810 acknowledged (polled every 250 ms); latencies are the 850s',
-  };
-}
-
+/**
+ * The stores alone, and the ceiling they put on the pipeline: the three share the two cores,
+ * so a set costs the sum of its per-set times in each, and the ceiling is 1 / (1/kafka +
+ * 1/cassandra + 1/clickhouse) sets/s, not the slowest store alone.
+ */
 async function ceilings(s: Stack, b: Measured): Promise<void> {
+  await settle();
   out(`\n[${s.mode}] ceilings for the ${b.sets}-set interchange: load average before ${load()}`);
-  const cfg = s.p.iso.config;
+  loadCheck(s.mode, 'ceilings');
+  const cfg = s.iso.config;
   const msgs = [...b.kafka.values()].reduce((a, v) => a + v, 0);
-  const bytes = b.counts && b.counts.kafkaRecords > 0 ? kafkaBytes() / b.counts.kafkaRecords : 400;
+  const bytes = b.counts && b.counts.kafkaRecords > 0 ? kafkaBytesSeen / b.counts.kafkaRecords : 400;
   const kafka = createKafka(cfg, createLogger({ ...cfg, logLevel: 'silent' }), '-bench-ceiling');
   const list: Ceiling[] = [];
   list.push(await kafkaCeiling(kafka, cfg, msgs, bytes, 1));
-  list.push(await cassandraCeiling(await s.p.reader.cassandra(), b.writes ?? []));
-  list.push(await clickhouseCeiling(await s.p.reader.clickhouse(), s.tenants.get('interchange')!.org, cfg.materializer.maxBatchRows));
-  const pipeline = b.sets / b.seconds;
-  let slowest = Infinity;
+  list.push(await cassandraCeiling(await s.reader.cassandra(), b.writes ?? []));
+  list.push(await clickhouseCeiling(await s.reader.clickhouse(), tenantOf(s, 'interchange').org, cfg.materializer.maxBatchRows));
+  let perSet = 0;
   for (const c of list) {
     const setsPerSecond = b.sets / c.seconds;
-    slowest = Math.min(slowest, setsPerSecond);
-    out(`  ${c.what}: ${c.seconds.toFixed(2)} s, ${Math.round(c.units / c.seconds)}/s = ${setsPerSecond.toFixed(0)} sets/s`);
+    perSet += c.seconds / b.sets;
+    out(`  ${c.what}: ${c.seconds.toFixed(2)} s, ${Math.round(c.units / c.seconds)}/s = ${setsPerSecond.toFixed(0)} sets/s alone`);
   }
-  out(`  pipeline ${pipeline.toFixed(1)} sets/s = ${((100 * pipeline) / slowest).toFixed(1)}% of the slowest ceiling (${slowest.toFixed(0)} sets/s)`);
+  const ceiling = 1 / perSet;
+  const timed = results.find((r) => r.m.name === 'interchange' && r.mode === 'processes') ?? results.find((r) => r.m.name === 'interchange' && r.mode === 'inprocess');
+  out(`  ceiling on the shared cores: 1 / (${list.map((c) => `1/${(b.sets / c.seconds).toFixed(0)}`).join(' + ')}) = ${ceiling.toFixed(0)} sets/s (${(perSet * 1e6).toFixed(0)} µs of store time per set)`);
+  if (timed) out(`  the timed (b) of ${timed.mode} mode: ${(timed.m.sets / timed.m.seconds).toFixed(1)} sets/s = ${((100 * timed.m.sets) / timed.m.seconds / ceiling).toFixed(1)}% of that ceiling`);
   out(`  load average after ${load()}`);
 }
 let kafkaBytesSeen = 0;
-const kafkaBytes = (): number => kafkaBytesSeen;
 
-// ---------------------------------------------------------------------------------------------
-
-out(`bench:pipeline on ${(await import('node:os')).cpus().length} cores, load average ${load()} (1, 5, 15 min); the machine is shared, so these are floors, not the pipeline's own figures`);
-out(`sizes: singles ${SINGLES} (${CONCURRENCY} in flight), interchange ${SETS} sets, mix ${MIX}, webhook ${WEBHOOK_SINGLES} singles / ${WEBHOOK_SETS} sets, big ${BIG_MB} MB in ${BIG_SETS} sets; modes ${MODES.join(', ')}; scenarios ${[...SCENARIOS].join(', ')}`);
-if (MODES.includes('inprocess')) {
+async function installCounting(): Promise<void> {
   installCounters();
   const { BatchingProducer } = await import('../../src/adapters/kafka/client.ts');
   const P = BatchingProducer.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
@@ -530,41 +720,65 @@ if (MODES.includes('inprocess')) {
   };
 }
 
+// ---------------------------------------------------------------------------------------------
+
+out(`bench:pipeline on ${cpus().length} cores, load average ${load()} (1, 5, 15 min); run it with nothing else on the machine: a loaded machine gives lower figures than the pipeline's own`);
+out(
+  `sizes: singles ${SINGLES_RATE}/s for ${SINGLES_SECONDS} s (${SINGLES}), interchange ${SETS} sets, idle ${IDLE}, mix ${MIX}, webhook ${WEBHOOK_SINGLES} singles / ${WEBHOOK_SETS} sets, big ${BIG_MB} MB in ${BIG_SETS} sets; modes ${MODES.join(', ')}; scenarios ${[...SCENARIOS].join(', ')}`,
+);
+out(`load generation (documents, HTTP submissions, feed polling, webhook receiver) runs in its own process, reported apart; API rate limit as in the contract (240 a minute per key), feed visibility lag 0`);
+
 for (const mode of MODES) {
+  if (mode === 'count') await installCounting();
   const s = await startStack(mode);
   try {
     // warm-up: connections, prepared statements, compiled plans
-    await accepted(s.p.submitEdi('GLOBEX', single850(0)));
-    await waitUntil('the warm-up feed entry', async () => (await feedCount(s.p, s.p.org)) >= 1, 120_000);
+    const warm = tenantOf(s, 'warm');
+    const warmMs = await s.gen.run<number>('warm', { url: s.url, key: warm.keys[0]!, pollKeys: warm.pollKeys, timeoutMs: 120_000 });
+    out(`\n[${mode}] warm-up interchange readable on the feed after ${warmMs} ms; processes: ${s.procs.map((p) => `${p.name} (${p.pid})`).join(', ')}`);
 
-    if (SCENARIOS.has('single')) {
-      await measure(s, 'single', () => polledSingles(s, `(a) ${SINGLES} single-set 850 interchanges, polling partner`, 'single', SINGLES));
-    }
+    if (SCENARIOS.has('single')) await measure(s, 'single', () => openSingles(s));
     let b: Measured | undefined;
     if (SCENARIOS.has('interchange')) {
       kafkaBytesSeen = 0;
-      b = await measure(s, 'interchange', () => polledInterchange(s, `(b) one interchange of ${SETS} 850 sets, polling partner`, 'interchange', SETS));
+      b = await measure(s, 'interchange', () => interchangeRun(s, `(b) one interchange of ${SETS} 850 sets, polling partner`, 'interchange', SETS));
     }
     if (SCENARIOS.has('linear')) {
       const half = Math.max(1, Math.round(SETS / 2));
-      const h = await measure(s, 'linear', () => polledInterchange(s, `one interchange of ${half} 850 sets, polling partner`, 'linear', half, 3, 'L'));
-      if (b) out(`  linearity: ${b.sets} sets took ${(b.seconds / h.seconds).toFixed(2)} times as long as ${h.sets} (2.00 = linear)`);
+      const h = await measure(s, 'linear', () => interchangeRun(s, `one interchange of ${half} 850 sets, polling partner`, 'linear', half, 3, 'L'));
+      if (b && mode !== 'count') out(`  linearity: ${b.sets} sets took ${(b.seconds / h.seconds).toFixed(2)} times as long as ${h.sets} (2.00 = linear)`);
     }
-    if (SCENARIOS.has('ceilings') && b && mode === 'inprocess') await ceilings(s, b);
+    if (SCENARIOS.has('ceilings') && b && mode === 'count') await ceilings(s, b);
+    if (SCENARIOS.has('idle')) await measure(s, 'idle', () => idleRun(s));
     if (SCENARIOS.has('mix')) await measure(s, 'mix', () => mixRun(s));
     if (SCENARIOS.has('webhook')) {
-      await measure(s, 'webhook-single', () => webhookRun(s, `(a) ${WEBHOOK_SINGLES} single-set 850 interchanges, webhook partner`, WEBHOOK_SINGLES, true));
-      await measure(s, 'webhook-interchange', () => webhookRun(s, `(b) one interchange of ${WEBHOOK_SETS} 850 sets, webhook partner`, WEBHOOK_SETS, false));
+      await measure(s, 'webhook-single', () => webhookRun(s, `${WEBHOOK_SINGLES} single-set 850 interchanges, webhook partner`, WEBHOOK_SINGLES));
+      await measure(s, 'webhook-interchange', () => webhookRun(s, `one interchange of ${WEBHOOK_SETS} 850 sets, webhook partner`, 1, WEBHOOK_SETS));
     }
     if (SCENARIOS.has('big')) {
       // enough PO1 lines per set to make the file BIG_MB (a line's size measured on a sample)
-      const perLine = (Buffer.byteLength(bigInterchange(1, 101, 'G')) - Buffer.byteLength(bigInterchange(1, 1, 'G'))) / 100;
-      const lines = Math.max(1, Math.ceil((BIG_MB * 1e6) / BIG_SETS / perLine));
-      await measure(s, 'big', () => polledInterchange(s, `a ${BIG_MB} MB interchange (${BIG_SETS} sets of ${lines} lines), polling partner`, 'big', BIG_SETS, lines, 'G'));
+      const sample = (lines: number): number => Buffer.byteLength(interchange({ control: 1, groups: [{ sets: [po850('G-0', lines)] }] }));
+      const lines = Math.max(1, Math.ceil((BIG_MB * 1e6) / BIG_SETS / ((sample(101) - sample(1)) / 100)));
+      await measure(s, 'big', () => interchangeRun(s, `a ${BIG_MB} MB interchange (${BIG_SETS} sets of ${lines} lines), polling partner`, 'big', BIG_SETS, lines, 'G'));
     }
   } finally {
     await stopStack(s);
   }
 }
 out(`\nload average at the end ${load()}`);
+for (const w of warnings) out(`!!! ${w}`);
+
+// the summary line, from the processes mode
+const proc = results.filter((r) => r.mode === 'processes');
+const pick = (name: string): Measured | undefined => proc.find((r) => r.m.name === name)?.m;
+const b = pick('interchange');
+const a = pick('single');
+const d = pick('idle');
+const maxRss = Math.max(0, ...proc.flatMap((r) => r.m.usage.filter((u) => u.kind === 'service').map((u) => u.peakRssMb)));
+const missing = [...(b ? [] : ['interchange']), ...(a ? [] : ['single']), ...(d ? [] : ['idle'])];
+if (missing.length > 0) out(`(the processes mode did not run ${missing.join(', ')}: their summary values are 0)`);
+const n = (v: number | undefined, digits: number): string => (v === undefined || !Number.isFinite(v) ? '0' : v.toFixed(digits));
+out(
+  `summary interchange_sets_per_s=${n(b?.summary?.['sets_per_s'], 1)} interchange_cpu_s_per_1000=${n(b ? (pipelineCpu(b) / Math.max(1, b.sets)) * 1000 : undefined, 2)} singles_per_s=${n(a?.summary?.['singles_per_s'], 1)} singles_p99_ms=${n(a?.summary?.['singles_p99_ms'], 0)} idle_p99_ms=${n(d?.summary?.['idle_p99_ms'], 0)} max_rss_mb=${n(maxRss, 0)}`,
+);
 process.exit(0);
