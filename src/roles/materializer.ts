@@ -29,6 +29,8 @@ import type { Resources } from './resources.ts';
 
 export { FEED_WATERMARK };
 
+const SET_IN_DETAIL = /"transactionSetIdentifier":"([0-9A-Za-z]{2,6})"/;
+
 /** How long and how much the materializer's fetches wait for (see ConsumerRunnerOptions.minBytes). */
 const BATCHED_FETCH = { minBytes: 256 * 1024, maxWaitTimeMs: 250 } as const;
 
@@ -51,7 +53,7 @@ export function materializerRole(resources: Resources): Role {
       const [kafka, wire, producer, clickhouse, stores] = await Promise.all([resources.kafka(), resources.wire(), resources.producer(), resources.clickhouse(), resources.stores()]);
       const { config, logger } = resources;
       const maxRows = config.materializer.maxBatchRows;
-      const deps = { kafka, wire, producer, config, logger };
+      const deps = { kafka, wire, producer, config, logger, metrics: resources.metrics };
 
       const projector = new ConsumerRunner<unknown>(deps, {
         name: 'materializer',
@@ -138,6 +140,12 @@ export function materializerRole(resources: Resources): Role {
               return { topic: wire.topic(TOPICS.transactions), key: u.traceGuid, value: wire.encode(TOPICS.transactions, value) };
             }),
           ]);
+          // documents in and out, counted once each (a redelivered request is not fresh)
+          const business = resources.metrics.business;
+          for (const e of s.fresh) business.document(e.direction, e.partnerKey || 'none', SET_IN_DETAIL.exec(e.detail)?.[1] ?? 'none', e.status);
+          let oldest = Infinity;
+          for (const m of messages) if (m.timestamp < oldest) oldest = m.timestamp;
+          if (oldest !== Infinity) business.feedSequencerLag(Math.max(0, (Date.now() - oldest) / 1000));
           log.debug({ event: 'feed-sequencer:sequenced', fresh: s.fresh.length, entries: s.entries.length }, 'feed entries sequenced');
         },
       });
