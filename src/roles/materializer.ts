@@ -29,7 +29,6 @@ import type { Resources } from './resources.ts';
 
 export { FEED_WATERMARK };
 
-const SET_IN_DETAIL = /"transactionSetIdentifier":"([0-9A-Za-z]{2,6})"/;
 
 /** How long and how much the materializer's fetches wait for (see ConsumerRunnerOptions.minBytes). */
 const BATCHED_FETCH = { minBytes: 256 * 1024, maxWaitTimeMs: 250 } as const;
@@ -116,8 +115,10 @@ export function materializerRole(resources: Resources): Role {
             if (!ids) byOrgTx.set(d.organizationId, (ids = []));
             ids.push(txId);
           }
+          const setOfTx = new Map<string, string>();
           for (const [org, ids] of byOrgTx) {
             for (const tx of await stores.transactions.getMany(org, ids)) {
+              setOfTx.set(tx.id, tx.transactionSetIdentifier);
               const d = s.deliveries.get(tx.id)!;
               if (tx.deliveredAt === null || tx.deliveredAt > d.createdAt) deliveredUpdates.push({ organizationId: org, id: tx.id, traceGuid: tx.traceGuid, deliveredAt: d.createdAt, createdAt: tx.createdAt });
             }
@@ -142,7 +143,10 @@ export function materializerRole(resources: Resources): Role {
           ]);
           // documents in and out, counted once each (a redelivered request is not fresh)
           const business = resources.metrics.business;
-          for (const e of s.fresh) business.document(e.direction, e.partnerKey || 'none', SET_IN_DETAIL.exec(e.detail)?.[1] ?? 'none', e.status);
+          // (the set is known for the entries that deliver a transaction, read above)
+          const txOfEntry = new Map<string, string>();
+          for (const r of requests) if (r.transactionId) txOfEntry.set(r.id, r.transactionId);
+          for (const e of s.fresh) business.document(e.direction, e.partnerKey || 'none', setOfTx.get(txOfEntry.get(e.id) ?? '') ?? 'none', e.status);
           let oldest = Infinity;
           for (const m of messages) if (m.timestamp < oldest) oldest = m.timestamp;
           if (oldest !== Infinity) business.feedSequencerLag(Math.max(0, (Date.now() - oldest) / 1000));

@@ -6,7 +6,8 @@
  * Cost on the hot path: a consumer's children are bound once when its runner is built and each
  * partition's gauges once when first seen, so counting a batch is a few increments with no
  * allocation; label sets of the other meters are bound on first use and kept (every label value
- * comes from a bounded set). Gauges that need a look at a store (is Cassandra up, how many
+ * comes from a bounded set). Series an alert watches start at 0 where their labels are known in
+ * advance, so the first event is an increase. Gauges that need a look at a store (is Cassandra up, how many
  * outbound documents await their 997) are computed when Prometheus scrapes, never on a timer.
  */
 import { timingSafeEqual } from 'node:crypto';
@@ -98,6 +99,8 @@ export class PrometheusMeters implements Meters {
     const as2 = new client.Counter({ name: 'tdx_as2_messages_total', help: 'AS2 messages sent (outbound) or received (inbound), by status.', labelNames: ['direction', 'status'], registers });
     const mdns = new client.Counter({ name: 'tdx_as2_mdns_total', help: 'AS2 receipts (MDNs) of messages sent, by mode (sync, async) and disposition.', labelNames: ['mode', 'disposition'], registers });
     const webhookChild = bound((k) => webhooks.labels(...(k.split(SEP) as [string, string])));
+    // present at 0 from the start: the first exhausted delivery is an increase the alert sees
+    for (const o of ['delivered', 'retry', 'exhausted', 'failed']) for (const c of ['2xx', '3xx', '4xx', '5xx', 'none']) webhookChild(o + SEP + c).inc(0);
     const pollChild = bound((k) => ({ ok: polls.labels(k, 'ok'), failed: polls.labels(k, 'failed'), files: files.labels(k) }));
     const uploadChild = bound((k) => uploads.labels(...(k.split(SEP) as [string, string])));
     const as2Child = bound((k) => as2.labels(...(k.split(SEP) as [string, string])));
@@ -150,6 +153,8 @@ export class PrometheusMeters implements Meters {
     const dead = p.deadLetters.labels(name, group);
     const duration = p.duration.labels(name);
     const batches = p.batchItems.labels(name);
+    // every series exists from the start at 0, so that the first dead letter is an increase
+    for (const c of [handled, failed, outage, failure, dead, batches]) c.inc(0);
     const partitions = new Map<string, { lag: client.Gauge.Internal<'consumer' | 'group' | 'topic' | 'partition'>; age: client.Gauge.Internal<'consumer' | 'group' | 'topic' | 'partition'> }[]>();
     return {
       handled: (items, seconds) => {

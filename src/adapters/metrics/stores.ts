@@ -3,20 +3,25 @@
  * (the driver's request tracker), Kafka (the clients' request events) and ClickHouse (a timed
  * view of the client). Each hook costs one histogram observation per request.
  */
-import type cassandra from 'cassandra-driver';
+import cassandra from 'cassandra-driver';
 import type { Producer } from 'kafkajs';
 import type { ClickHouseHandle } from '../clickhouse/client.ts';
 import type { StoreMeter } from '../../domain/metrics.ts';
 
 const seconds = (hr: readonly number[]): number => (hr[0] ?? 0) + (hr[1] ?? 0) / 1e9;
 
-/** A cassandra-driver request tracker counting every request (`store="cassandra"`). */
+/**
+ * A cassandra-driver request tracker counting every request (`store="cassandra"`). The driver
+ * accepts only instances of its RequestTracker class (typed as an interface), hence the prototype.
+ */
 export function cassandraTracker(meter: StoreMeter): cassandra.tracker.RequestTracker {
-  return {
+  const base = (cassandra.tracker as unknown as { RequestTracker: { prototype: object } }).RequestTracker.prototype;
+  const tracker: cassandra.tracker.RequestTracker = {
     onSuccess: (_host, _query, _params, _options, _reqLength, _resLength, latency) => meter.request('cassandra', seconds(latency), true),
     onError: (_host, _query, _params, _options, _reqLength, _err, latency) => meter.request('cassandra', seconds(latency), false),
     shutdown: () => undefined,
   };
+  return Object.assign(Object.create(base) as cassandra.tracker.RequestTracker, tracker);
 }
 
 /** Counts a kafkajs producer's broker requests and request timeouts (`store="kafka"`). */
