@@ -153,6 +153,13 @@ export interface Config {
     /** When set, `/metrics` requires `Authorization: Bearer <token>`. @default undefined (no authentication) */
     readonly token: string | undefined;
   };
+  /** OpenTelemetry traces (docs/observability.md, "Traces"). */
+  readonly tracing: {
+    /** OTLP/HTTP endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT`); spans go to `<endpoint>/v1/traces`. Unset: no tracing at all. @default undefined */
+    readonly otlpEndpoint: string | undefined;
+    /** `service.name` of the exported spans (`OTEL_SERVICE_NAME`). @default the deployment name */
+    readonly serviceName: string;
+  };
   /** Grace period for in-flight work on SIGTERM. @default 15000 */
   readonly shutdownTimeoutMs: number;
   readonly mcp: {
@@ -327,6 +334,10 @@ export function loadConfig(env: Env = process.env): Config {
       host: r.string('TDX_METRICS_HOST', host),
       port: r.int('TDX_METRICS_PORT', 9464, 0, 65535),
       token: r.optional('TDX_METRICS_TOKEN'),
+    },
+    tracing: {
+      otlpEndpoint: r.url('OTEL_EXPORTER_OTLP_ENDPOINT', undefined),
+      serviceName: r.string('OTEL_SERVICE_NAME', r.string('TDX_SERVICE_NAME', 'tdx')),
     },
     shutdownTimeoutMs: r.int('TDX_SHUTDOWN_TIMEOUT_MS', 15_000, 0, 600_000),
     mcp: {

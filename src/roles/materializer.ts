@@ -52,7 +52,7 @@ export function materializerRole(resources: Resources): Role {
       const [kafka, wire, producer, clickhouse, stores] = await Promise.all([resources.kafka(), resources.wire(), resources.producer(), resources.clickhouse(), resources.stores()]);
       const { config, logger } = resources;
       const maxRows = config.materializer.maxBatchRows;
-      const deps = { kafka, wire, producer, config, logger, metrics: resources.metrics };
+      const deps = { kafka, wire, producer, config, logger, metrics: resources.metrics, tracer: await resources.tracer() };
 
       const projector = new ConsumerRunner<unknown>(deps, {
         name: 'materializer',

@@ -33,7 +33,7 @@ export function nodeRole(service: NodeService, resources: Resources, factory: No
       const [kafka, wire, producer, mod] = await Promise.all([resources.kafka(), resources.wire(), resources.producer(), factory(resources)]);
       module = mod;
       runner = new ConsumerRunner<StageMessage>(
-        { kafka, wire, producer, config: resources.config, logger: resources.logger, metrics: resources.metrics },
+        { kafka, wire, producer, config: resources.config, logger: resources.logger, metrics: resources.metrics, tracer: await resources.tracer() },
         {
           name,
           group: `node.${service}`,

@@ -26,6 +26,7 @@ import { CassandraAcknowledgmentDeadlines, CassandraSchedulerLeases } from '../a
 import { NO_METERS, type Meters } from '../domain/metrics.ts';
 import { PrometheusMeters } from '../adapters/metrics/prometheus.ts';
 import { cassandraTracker, instrumentKafka, timedClickHouse } from '../adapters/metrics/stores.ts';
+import type { OtlpTracer } from '../adapters/tracing/otlp.ts';
 
 /** The Cassandra stores of processing, built once per process. */
 export interface CassandraStores {
@@ -67,6 +68,21 @@ export class Resources {
       }
     }
     return this.prom ?? undefined;
+  }
+
+  /**
+   * The span exporter when `OTEL_EXPORTER_OTLP_ENDPOINT` is set; undefined otherwise, and then
+   * the tracing module is never even loaded.
+   */
+  tracer(): Promise<OtlpTracer | undefined> {
+    return this.once('tracer', async () => {
+      const endpoint = this.config.tracing.otlpEndpoint;
+      if (!endpoint) return undefined;
+      const { OtlpTracer } = await import('../adapters/tracing/otlp.ts');
+      const tracer = new OtlpTracer({ endpoint, serviceName: this.config.tracing.serviceName, logger: this.logger.child({ component: 'tracing' }) });
+      this.closers.push({ name: 'tracer', close: () => tracer.close() });
+      return tracer;
+    });
   }
 
   /** The metrics port: Prometheus, or nothing counted with `TDX_METRICS=off`. */

@@ -31,6 +31,7 @@ import type { BatchingProducer } from './client.ts';
 import type { WireRegistry } from './registry.ts';
 import { isRetriable } from './retriable.ts';
 import { NO_CONSUMER_METER, type ConsumerMeter, type Meters } from '../../domain/metrics.ts';
+import type { BatchSpans, OtlpTracer } from '../tracing/otlp.ts';
 
 /** A decoded message. `topic` is the name without prefix. */
 export interface Consumed<T> {
@@ -123,6 +124,8 @@ export interface RunnerDeps {
   readonly producer: BatchingProducer;
   /** Where the runner counts (NO_METERS when absent). */
   readonly metrics?: Meters;
+  /** Spans per work item, linked by `traceparent` (only when OTEL_EXPORTER_OTLP_ENDPOINT is set). */
+  readonly tracer?: OtlpTracer;
 }
 
 function headersOf(m: KafkaMessage): Record<string, string> {
@@ -298,7 +301,8 @@ export class ConsumerRunner<T> {
       if (decoded.length > 0) {
         const last = batch.messages[batch.messages.length - 1]!;
         const log = this.log.child({ topic, partition: batch.partition, offset: last.offset, count: decoded.length });
-        outcome = await this.withHeartbeats(payload, async (heartbeat) => {
+        const spans = this.spans(topic, batch.partition, decoded);
+        const work = (): Promise<void | BatchOutcome | undefined> => this.withHeartbeats(payload, async (heartbeat) => {
           // Messages still to do: all of the batch first; after a partial failure, the failed ones.
           let pending = decoded;
           return this.withRetries(
@@ -324,11 +328,20 @@ export class ConsumerRunner<T> {
               }
             },
             async (err, attempts) => {
+              if (spans) {
+                const failed = new Set(pending.map((c) => c.offset));
+                spans.fail(decoded.flatMap((c, i) => (failed.has(c.offset) ? [i] : [])), err);
+              }
               if (this.opts.onGiveUp) await this.opts.onGiveUp(pending, err, attempts);
               for (const c of pending) await this.deadLetter(topic, batch.partition, raw.get(c.offset)!, err, attempts);
             },
           );
         });
+        try {
+          outcome = await (spans ? spans.run(work) : work());
+        } finally {
+          spans?.end();
+        }
       }
       if (outcome && outcome.processed < decoded.length) {
         // Mark what was handled; leave the rest for when the partition resumes.
@@ -365,7 +378,8 @@ export class ConsumerRunner<T> {
         const c = await this.decodeOrDeadLetter(topic, batch.partition, m);
         if (c) {
           const log = this.log.child({ topic, partition: batch.partition, offset: m.offset, key: c.key });
-          await this.withRetries(
+          const spans = this.spans(topic, batch.partition, [c]);
+          const work = (): Promise<void> => this.withRetries(
             log,
             () => 1,
             async (attempt) => {
@@ -379,16 +393,33 @@ export class ConsumerRunner<T> {
               this.meter.handled(1, (performance.now() - started) / 1000);
             },
             async (err, attempts) => {
+              spans?.fail([0], err);
               if (this.opts.onGiveUp) await this.opts.onGiveUp([c], err, attempts);
               await this.deadLetter(topic, batch.partition, m, err, attempts);
             },
           );
+          try {
+            await (spans ? spans.run(work) : work());
+          } finally {
+            spans?.end();
+          }
         }
         payload.resolveOffset(m.offset);
         this.markHandled(batch.topic, batch.partition, (BigInt(m.offset) + 1n).toString());
       }
     });
     return complete;
+  }
+
+  /** A span per work item when tracing is on. */
+  private spans(topic: string, partition: number, items: readonly Consumed<T>[]): BatchSpans | undefined {
+    return this.deps.tracer?.consume(`${this.opts.name} process`, items, {
+      'messaging.system': 'kafka',
+      'messaging.destination.name': topic,
+      'messaging.destination.partition.id': String(partition),
+      'messaging.consumer.group.name': this.opts.group,
+      'tdx.consumer': this.opts.name,
+    });
   }
 
   private async decodeOrDeadLetter(topic: string, partition: number, m: KafkaMessage): Promise<Consumed<T> | undefined> {
