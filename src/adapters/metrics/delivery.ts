@@ -55,24 +55,35 @@ export function meteredAs2Completion<W>(complete: (work: W, outcome: As2ReceiptO
   };
 }
 
+/**
+ * `target` with `method` followed by `after` (given the call's first argument) once it resolved;
+ * every other member is the target's own, bound to it (private fields keep working).
+ */
+function afterCall<S extends object>(target: S, method: keyof S & string, after: (arg: unknown) => void): S {
+  return new Proxy(target, {
+    get(t, prop, receiver) {
+      const value: unknown = Reflect.get(t, prop, receiver);
+      if (typeof value !== 'function') return value;
+      const fn = value as (...args: unknown[]) => unknown;
+      if (prop !== method) return fn.bind(t);
+      return async (...args: unknown[]) => {
+        const result = await (fn.apply(t, args) as Promise<unknown>);
+        after(args[0]);
+        return result;
+      };
+    },
+  });
+}
+
 /** A poll state store whose saved polls are counted per connection (by its configured name). */
 export function meteredPollStates<S extends { savePollState(state: PollState): Promise<void> }>(store: S, meter: DeliveryMeter): S {
-  const save = store.savePollState.bind(store);
-  return Object.assign(Object.create(store) as S, {
-    savePollState: async (state: PollState) => {
-      await save(state);
-      meter.sftpPoll(state.connectionName || state.connectionId, state.lastPollOk === true, state.lastPollFiles ?? 0);
-    },
+  return afterCall(store, 'savePollState', (arg) => {
+    const state = arg as PollState;
+    meter.sftpPoll(state.connectionName || state.connectionId, state.lastPollOk === true, state.lastPollFiles ?? 0);
   });
 }
 
 /** The received-message store of the AS2 endpoint, each message taken in counted (`inbound`, `processed`). */
 export function meteredAs2Received<S extends { remember(entry: never): Promise<void> }>(store: S, meter: DeliveryMeter): S {
-  const remember = store.remember.bind(store) as (entry: unknown) => Promise<void>;
-  return Object.assign(Object.create(store) as S, {
-    remember: async (entry: unknown) => {
-      await remember(entry);
-      meter.as2Message('inbound', 'processed');
-    },
-  });
+  return afterCall(store, 'remember', () => meter.as2Message('inbound', 'processed'));
 }

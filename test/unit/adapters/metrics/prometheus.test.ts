@@ -87,8 +87,9 @@ describe('PrometheusMeters', () => {
     const saved: PollState[] = [];
     class Store {
       readonly prefix = 'kept';
+      #own = 'private fields keep working';
       savePollState(s: PollState): Promise<void> {
-        saved.push(s);
+        saved.push({ ...s, host: this.#own });
         return Promise.resolve();
       }
     }
@@ -97,6 +98,7 @@ describe('PrometheusMeters', () => {
     await store.savePollState(base);
     await store.savePollState({ ...base, lastPollOk: false, lastPollFiles: 0 });
     expect(saved).toHaveLength(2);
+    expect(saved[0]!.host).toBe('private fields keep working');
     expect(store.prefix).toBe('kept');
     const text = await m.render();
     expect(valueOf(text, 'tdx_sftp_polls_total{connection="acme-sftp",outcome="ok"}')).toBe(1);
