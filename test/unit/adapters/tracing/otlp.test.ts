@@ -31,7 +31,7 @@ async function collector(): Promise<{ url: string; bodies: unknown[] }> {
     });
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
-  return { url: `http://127.0.0.1:${(server!.address() as AddressInfo).port}`, bodies };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies };
 }
 
 describe('OtlpTracer', () => {
