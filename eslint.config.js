@@ -5,6 +5,8 @@ import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 
 const drivers = ['kafkajs', '@kafkajs/*', 'cassandra-driver', '@clickhouse/*', 'chdb', 'chdb/*', 'koa', '@koa/*', 'ssh2', 'pino'];
+/** Metrics and tracing libraries: reached only through the metrics port (src/domain/metrics.ts), from adapters. */
+const telemetry = ['prom-client', '@opentelemetry/*'];
 /** Import patterns of one or more layers (folders under src/). */
 const layers = (...names) => names.flatMap((n) => [`**/${n}/**`, `**/${n}`]);
 /** The composition root and the process entry. */
@@ -34,20 +36,20 @@ export default tseslint.config(
   // with and without the .ts suffix, because imports here always carry it.
   {
     files: ['src/domain/**/*.ts', 'src/x12/**/*.ts', 'src/errors.ts'],
-    rules: restrict([...drivers, ...layers('wire', 'nodes', 'adapters', 'http', 'roles', 'admin', 'cli'), ...top, 'node:fs', 'node:net', 'node:http', 'node:worker_threads', 'node:child_process'], 'domain and x12 are pure: no drivers, no I/O, no outer layers'),
+    rules: restrict([...drivers, ...telemetry, ...layers('wire', 'nodes', 'adapters', 'http', 'roles', 'admin', 'cli'), ...top, 'node:fs', 'node:net', 'node:http', 'node:worker_threads', 'node:child_process'], 'domain and x12 are pure: no drivers, no I/O, no outer layers'),
   },
   {
     files: ['src/wire/**/*.ts'],
-    rules: restrict([...drivers.filter((d) => d !== '@kafkajs/*'), ...layers('nodes', 'adapters', 'http', 'roles', 'admin', 'cli'), ...top], 'wire codecs import only domain'),
+    rules: restrict([...drivers.filter((d) => d !== '@kafkajs/*'), ...telemetry, ...layers('nodes', 'adapters', 'http', 'roles', 'admin', 'cli'), ...top], 'wire codecs import only domain'),
   },
   {
     files: ['src/nodes/**/step.ts', 'src/nodes/step.ts', 'src/nodes/outcomes.ts'],
-    rules: restrict([...drivers, ...layers('adapters', 'http', 'roles', 'admin', 'cli'), ...top, 'node:*', '**/runtime', '**/runtime.ts', '**/ports', '**/ports.ts', '**/node', '**/node.ts', '**/config-view', '**/config-view.ts'], 'steps are pure: no drivers, no adapters, no I/O, no ports'),
+    rules: restrict([...drivers, ...telemetry, ...layers('adapters', 'http', 'roles', 'admin', 'cli'), ...top, 'node:*', '**/runtime', '**/runtime.ts', '**/ports', '**/ports.ts', '**/node', '**/node.ts', '**/config-view', '**/config-view.ts'], 'steps are pure: no drivers, no adapters, no I/O, no ports'),
   },
   {
     files: ['src/nodes/**/*.ts'],
     ignores: ['src/nodes/**/step.ts', 'src/nodes/step.ts', 'src/nodes/outcomes.ts'],
-    rules: restrict([...drivers.filter((d) => d !== 'pino'), ...layers('adapters', 'http', 'roles', 'admin', 'cli'), ...top], 'node adapters reach stores and transports only through ports (src/nodes/ports.ts), never a driver or an adapter'),
+    rules: restrict([...drivers.filter((d) => d !== 'pino'), ...telemetry, ...layers('adapters', 'http', 'roles', 'admin', 'cli'), ...top], 'node adapters reach stores and transports only through ports (src/nodes/ports.ts), never a driver or an adapter'),
   },
   {
     files: ['src/adapters/**/*.ts'],
@@ -55,7 +57,7 @@ export default tseslint.config(
   },
   {
     files: ['src/http/**/*.ts'],
-    rules: restrict([...layers('roles', 'admin', 'cli'), ...top], 'http never imports roles, the composition root or the process entry'),
+    rules: restrict([...telemetry, ...layers('roles', 'admin', 'cli'), ...top], 'http never imports roles, the composition root, the process entry or a metrics library (it counts through the metrics port)'),
   },
   {
     files: ['src/roles/**/*.ts'],

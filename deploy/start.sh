@@ -23,4 +23,12 @@ fi
 host=${TDX_API_HOST:-127.0.0.1}
 port=${TDX_API_PORT:-8080}
 echo "[start] API: ${TDX_PUBLIC_URL:-http://$host:$port} (GET /healthz, /readyz, /platform/...)" >&2
+roles=${TDX_ROLES:-all}
+if [ "${TDX_METRICS:-on}" = off ]; then
+  echo "[start] Metrics: off (TDX_METRICS=off)" >&2
+elif [[ ",$roles," == *",all,"* || ",$roles," == *",api,"* ]]; then
+  echo "[start] Metrics (Prometheus): http://$host:$port/metrics${TDX_METRICS_TOKEN:+ (bearer token required)}; scrape config, alerts and dashboard in deploy/observability (docs/observability.md)" >&2
+else
+  echo "[start] Metrics (Prometheus): http://${TDX_METRICS_HOST:-$host}:${TDX_METRICS_PORT:-9464}/metrics${TDX_METRICS_TOKEN:+ (bearer token required)}; see docs/observability.md" >&2
+fi
 exec node bin/tdx.mjs start --role "${TDX_ROLES:-all}"

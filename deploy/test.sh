@@ -22,6 +22,8 @@ step() { # step NAME CMD...
 
 ensure_node_modules || { echo "npm ci failed" >&2; exit 1; }
 
+# promtool and prometheus (Debian's prometheus package) for the observability tests
+step prometheus bash deploy/observability/ensure-prometheus.sh
 step typecheck npx tsc -p tsconfig.json --noEmit
 step lint npx eslint --max-warnings 0 .
 step unit env TEST_MODE=unit npx vitest run --reporter=default --reporter=json --outputFile.json="$results/unit.json"

@@ -145,6 +145,28 @@ export interface Config {
     /** How often the scheduler fails deliveries whose asynchronous MDN did not come within the connection's `mdn.waitSeconds`. @default 10000 */
     readonly mdnCheckIntervalMs: number;
   };
+  /** Prometheus metrics (docs/observability.md). */
+  readonly metrics: {
+    /** Whether the process serves `/metrics` and counts at all (`TDX_METRICS=off` turns it off). @default true */
+    readonly enabled: boolean;
+    /** Address of the metrics listener of a process that runs no API role. @default the API host */
+    readonly host: string;
+    /**
+     * Port of that listener (a process with the API role serves `/metrics` on the API's port).
+     * 0 takes any free port; a port already taken (several processes on one machine) is logged
+     * and the process runs without a listener. @default 9464
+     */
+    readonly port: number;
+    /** When set, `/metrics` requires `Authorization: Bearer <token>`. @default undefined (no authentication) */
+    readonly token: string | undefined;
+  };
+  /** OpenTelemetry traces (docs/observability.md, "Traces"). */
+  readonly tracing: {
+    /** OTLP/HTTP endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT`); spans go to `<endpoint>/v1/traces`. Unset: no tracing at all. @default undefined */
+    readonly otlpEndpoint: string | undefined;
+    /** `service.name` of the exported spans (`OTEL_SERVICE_NAME`). @default the deployment name */
+    readonly serviceName: string;
+  };
   /** Grace period for in-flight work on SIGTERM. @default 15000 */
   readonly shutdownTimeoutMs: number;
   readonly mcp: {
@@ -316,6 +338,16 @@ export function loadConfig(env: Env = process.env): Config {
     as2: {
       maxMessageBytes: r.int('TDX_AS2_MAX_MESSAGE_BYTES', 100 * 1024 * 1024, 1, 4 * 1024 * 1024 * 1024),
       mdnCheckIntervalMs: r.int('TDX_AS2_MDN_CHECK_INTERVAL_MS', 10_000, 100, 3_600_000),
+    },
+    metrics: {
+      enabled: r.oneOf('TDX_METRICS', ['on', 'off'] as const, 'on') === 'on',
+      host: r.string('TDX_METRICS_HOST', host),
+      port: r.int('TDX_METRICS_PORT', 9464, 0, 65535),
+      token: r.optional('TDX_METRICS_TOKEN'),
+    },
+    tracing: {
+      otlpEndpoint: r.url('OTEL_EXPORTER_OTLP_ENDPOINT', undefined),
+      serviceName: r.string('OTEL_SERVICE_NAME', r.string('TDX_SERVICE_NAME', 'tdx')),
     },
     shutdownTimeoutMs: r.int('TDX_SHUTDOWN_TIMEOUT_MS', 15_000, 0, 600_000),
     mcp: {

@@ -91,7 +91,7 @@ export async function runRoles(roles: readonly Role[], config: Config, logger: L
 
 /** Opens the resources, builds and starts the roles; resolves to a function that stops them and closes the resources. */
 export async function startService(config: Config, logger: Logger, roleNames: readonly RoleName[], out: TextOut, parts: ServiceParts = defaultParts): Promise<() => Promise<void>> {
-  const resources = new Resources(config, logger);
+  const resources = new Resources(config, logger, roleNames);
   const roles = buildRoles(resources, roleNames, out, parts);
   try {
     return await runRoles(roles, config, logger, () => resources.close());

@@ -48,6 +48,8 @@ import { As2PipelineTransport } from './adapters/as2/pipeline.ts';
 import { CassandraAs2AwaitedMdns, CassandraAs2Directory, CassandraAs2ReceivedMessages } from './adapters/cassandra/as2-store.ts';
 import { as2Router } from './http/as2/routes.ts';
 import { as2MdnWaitJob } from './roles/jobs/as2-mdn-wait.ts';
+import { metricsListenerRole } from './roles/metrics-listener.ts';
+import { meteredAs2, meteredAs2Completion, meteredAs2Received, meteredPollStates, meteredSftpUploads, meteredWebhooks } from './adapters/metrics/delivery.ts';
 
 export interface ServiceParts {
   /** Router factories mounted by the api role. */
@@ -70,9 +72,9 @@ export function nodeDeps(resources: Resources): Promise<NodeDeps> {
       const sftp = resources.own('sftp-client', () => SftpClient.fromConfig(resources.config, resources.logger), (c) => c.close());
       const mappings = resources.own('mapping-engine', () => createMappingEngine(resources.config.mapping), (e) => e.close());
       return {
-        sftp: new ClientSftpUploader(sftp),
-        webhooks: { send: (call) => sendWebhook(call) },
-        as2: new As2PipelineTransport(as2.awaited),
+        sftp: meteredSftpUploads(new ClientSftpUploader(sftp), resources.metrics.delivery),
+        webhooks: meteredWebhooks({ send: (call) => sendWebhook(call) }, resources.metrics.delivery),
+        as2: meteredAs2(new As2PipelineTransport(as2.awaited), resources.metrics.delivery),
         mappings,
         stores,
         config: new CachedConfigView(new CassandraConfigReadStore(cassandra), stores.secrets),
@@ -172,9 +174,9 @@ async function as2Routers(r: Resources): Promise<ReturnType<typeof as2Router>[]>
       flows: (org) => flows.list(org, 'flow'),
       artifacts: deps.stores.artifacts,
       producer: deps.emitter,
-      received: as2.received,
+      received: meteredAs2Received(as2.received, r.metrics.delivery),
       awaited: as2.awaited,
-      complete: (work, outcome) => completeAwaitedDelivery(deps, work, outcome),
+      complete: meteredAs2Completion((work, outcome) => completeAwaitedDelivery(deps, work, outcome), r.metrics.delivery),
       note: (work, level, message, key, at) => noteOnAwaitedDelivery(deps, work, level, message, key, at),
       maxBytes: r.config.as2.maxMessageBytes,
       logger: r.logger,
@@ -189,7 +191,7 @@ const as2MdnWait: SchedulerJobFactory = async (r) => {
     intervalMs: r.config.as2.mdnCheckIntervalMs,
     leases: stores.leases,
     awaited: as2.awaited,
-    complete: (work, outcome) => completeAwaitedDelivery(deps, work, outcome),
+    complete: meteredAs2Completion((work, outcome) => completeAwaitedDelivery(deps, work, outcome), r.metrics.delivery),
     logger: r.logger,
     now: deps.wallClock,
   });
@@ -199,14 +201,14 @@ const as2MdnWait: SchedulerJobFactory = async (r) => {
 const replay: SchedulerJobFactory = async (r) => replayJob(r, await nodeDeps(r), (await r.stores()).replays);
 
 const ackOverdue: SchedulerJobFactory = async (r) =>
-  ackOverdueJob(await nodeDeps(r), { intervalMs: r.config.acknowledgments.overdueCheckIntervalMs, leases: (await r.stores()).leases, logger: r.logger });
+  ackOverdueJob(await nodeDeps(r), { intervalMs: r.config.acknowledgments.overdueCheckIntervalMs, leases: (await r.stores()).leases, logger: r.logger, metrics: r.metrics.business });
 /** The SFTP poller of this process (scheduler role), over the node dependencies and the shared SFTP client. */
 export async function sftpPoller(resources: Resources): Promise<SftpPoller> {
   const deps = await nodeDeps(resources);
   const inbox = resources.own('sftp-client', () => SftpClient.fromConfig(resources.config, resources.logger), (c) => c.close());
   const c = resources.config.sftp;
   return new SftpPoller(
-    { store: new CassandraSftpPollStore(await resources.cassandra()), inbox, config: deps.config, stores: deps.stores, emitter: deps.emitter, logger: resources.logger.child({ role: 'scheduler', job: 'sftp-poll' }), wallClock: deps.wallClock },
+    { store: meteredPollStates(new CassandraSftpPollStore(await resources.cassandra()), resources.metrics.delivery), inbox, config: deps.config, stores: deps.stores, emitter: deps.emitter, logger: resources.logger.child({ role: 'scheduler', job: 'sftp-poll' }), wallClock: deps.wallClock },
     {
       owner: `${hostname()}:${process.pid}`,
       unitMs: c.pollUnitMs,
@@ -254,6 +256,8 @@ export function buildRoles(resources: Resources, roleNames: readonly RoleName[],
       roles.push(nodeRole(service, resources, parts.nodes[service], () => fillInline(resources, parts.nodes)));
     }
   }
+  // a process without the API serves /metrics on its own small port
+  if (!roleNames.includes('api')) roles.push(metricsListenerRole(resources, out));
   // Consumers start before the API so /readyz answers 200 only once the process works.
   return [...roles.filter((r) => r.name !== 'api'), ...roles.filter((r) => r.name === 'api')];
 }

@@ -1,12 +1,23 @@
 /**
  * The Koa application: one error middleware (the only place an error becomes a response),
- * health endpoints, and the /platform API mounted from src/http/platform.
+ * health endpoints, `/metrics` (Prometheus, docs/observability.md), and the /platform API
+ * mounted from src/http/platform.
  */
 import Koa from 'koa';
 import Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import { TdxError, isTdxError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import type { HttpMeter } from '../domain/metrics.ts';
+
+/** What `/metrics` serves, and who may read it. */
+export interface MetricsEndpoint {
+  readonly http: HttpMeter;
+  readonly contentType: string;
+  render(): Promise<string>;
+  /** True when the request may read the metrics (the bearer token, when one is configured). */
+  authorized(authorization: string | undefined): boolean;
+}
 
 /** A dependency the API needs to serve traffic; `/readyz` runs every check. */
 export interface HealthCheck {
@@ -19,6 +30,25 @@ export interface AppDeps {
   readonly checks: readonly HealthCheck[];
   /** Routers mounted after the health endpoints (the /platform API). */
   readonly routers?: readonly Router[];
+  /** `/metrics` and the request metrics; none when metrics are off. */
+  readonly metrics?: MetricsEndpoint;
+}
+
+/**
+ * Counts every request by route template (the router's matched pattern, `unmatched` when no
+ * route matched: never the raw path, whose ids would make the label unbounded), method and
+ * final status, with its latency. Outermost, so it sees the status the error middleware set.
+ */
+export function httpMetricsMiddleware(meter: HttpMeter): Koa.Middleware {
+  return async (ctx, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+      meter.request(typeof route === 'string' ? route : 'unmatched', ctx.method, ctx.status, (performance.now() - started) / 1000);
+    }
+  };
 }
 
 /** Renders every thrown error as `{"error": {message, code, reason?}}`; 5xx text never leaks. */
@@ -70,6 +100,8 @@ function methodNotAllowed(): Koa.Middleware {
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
   app.proxy = true;
+  const metrics = deps.metrics;
+  if (metrics) app.use(httpMetricsMiddleware(metrics.http));
   app.use(async (ctx, next) => {
     ctx.state['reqId'] = ctx.get('x-request-id') || randomUUID();
     ctx.set('x-request-id', ctx.state['reqId'] as string);
@@ -98,6 +130,16 @@ export function createApp(deps: AppDeps): Koa {
     ctx.status = ready ? 200 : 503;
     ctx.body = { status: ready ? 'ready' : 'not_ready', checks: results };
   });
+  if (metrics) {
+    health.get('/metrics', async (ctx) => {
+      if (!metrics.authorized(ctx.get('authorization') || undefined)) {
+        ctx.set('WWW-Authenticate', 'Bearer realm="metrics"');
+        throw new TdxError('unauthorized', 'The metrics need Authorization: Bearer <TDX_METRICS_TOKEN>.');
+      }
+      ctx.type = metrics.contentType;
+      ctx.body = await metrics.render();
+    });
+  }
   app.use(health.routes());
   app.use(methodNotAllowed());
   for (const r of deps.routers ?? []) {

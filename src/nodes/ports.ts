@@ -125,6 +125,8 @@ export interface WebhookCall {
   readonly messageId: string;
   readonly body: string;
   readonly contentType: string;
+  /** This call's attempt number (1 first); the metrics tell a last attempt's failure (`exhausted`) by it. */
+  readonly attempt?: number;
 }
 
 /** Makes webhook calls: one attempt each, never retried or delayed here. */

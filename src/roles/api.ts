@@ -5,8 +5,10 @@
 import type { Server } from 'node:http';
 import type Router from '@koa/router';
 import type { Role, TextOut } from './role.ts';
-import { createApp } from '../http/app.ts';
+import { createApp, type MetricsEndpoint } from '../http/app.ts';
 import type { Resources } from './resources.ts';
+import { metricsAuthorized } from '../adapters/metrics/prometheus.ts';
+import { unacknowledgedByPartner } from '../adapters/metrics/business.ts';
 
 /** Builds the /platform routers from the process's resources. */
 export type RouterFactory = (resources: Resources) => Promise<readonly Router[]> | readonly Router[];
@@ -20,7 +22,14 @@ export function apiRole(resources: Resources, out: TextOut, routers: readonly Ro
       await Promise.all([resources.kafka(), resources.producer(), resources.wire(), resources.cassandra(), resources.clickhouse()]);
       const mounted: Router[] = [];
       for (const f of routers) mounted.push(...(await f(resources)));
-      const app = createApp({ logger: resources.logger.child({ role: 'api' }), checks: resources.checks(), routers: mounted });
+      const prom = resources.prometheus();
+      let metrics: MetricsEndpoint | undefined;
+      if (prom) {
+        const clickhouse = await resources.clickhouse();
+        prom.unacknowledgedFrom(() => unacknowledgedByPartner(clickhouse));
+        metrics = { http: prom.http, contentType: prom.contentType, render: () => prom.render(), authorized: (a) => metricsAuthorized(config.metrics.token, a) };
+      }
+      const app = createApp({ logger: resources.logger.child({ role: 'api' }), checks: resources.checks(), routers: mounted, ...(metrics ? { metrics } : {}) });
       server = await new Promise<Server>((resolve, reject) => {
         const s = app.listen(config.api.port, config.api.host, () => resolve(s));
         s.once('error', reject);
@@ -29,6 +38,7 @@ export function apiRole(resources: Resources, out: TextOut, routers: readonly Ro
       const port = typeof addr === 'object' && addr ? addr.port : config.api.port;
       resources.logger.info({ event: 'api:listening', port }, 'API listening');
       out.write(`API listening on http://${config.api.host}:${port}\n`);
+      if (metrics) out.write(`Metrics (Prometheus) on http://${config.api.host}:${port}/metrics${config.metrics.token ? ' (bearer token required)' : ''}\n`);
     },
     stop: async () => {
       // Stop accepting, let in-flight requests finish (keep-alive sockets are closed when idle).

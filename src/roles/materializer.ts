@@ -29,6 +29,7 @@ import type { Resources } from './resources.ts';
 
 export { FEED_WATERMARK };
 
+
 /** How long and how much the projector's fetches wait for (see ConsumerRunnerOptions.minBytes). */
 const BATCHED_FETCH = { minBytes: 256 * 1024, maxWaitTimeMs: 250 } as const;
 /**
@@ -57,7 +58,7 @@ export function materializerRole(resources: Resources): Role {
       const [kafka, wire, producer, clickhouse, stores] = await Promise.all([resources.kafka(), resources.wire(), resources.producer(), resources.clickhouse(), resources.stores()]);
       const { config, logger } = resources;
       const maxRows = config.materializer.maxBatchRows;
-      const deps = { kafka, wire, producer, config, logger };
+      const deps = { kafka, wire, producer, config, logger, metrics: resources.metrics, tracer: await resources.tracer() };
 
       const projector = new ConsumerRunner<unknown>(deps, {
         name: 'materializer',
@@ -120,8 +121,10 @@ export function materializerRole(resources: Resources): Role {
             if (!ids) byOrgTx.set(d.organizationId, (ids = []));
             ids.push(txId);
           }
+          const setOfTx = new Map<string, string>();
           for (const [org, ids] of byOrgTx) {
             for (const tx of await stores.transactions.getMany(org, ids)) {
+              setOfTx.set(tx.id, tx.transactionSetIdentifier);
               const d = s.deliveries.get(tx.id)!;
               if (tx.deliveredAt === null || tx.deliveredAt > d.createdAt) deliveredUpdates.push({ organizationId: org, id: tx.id, traceGuid: tx.traceGuid, deliveredAt: d.createdAt, createdAt: tx.createdAt });
             }
@@ -144,6 +147,15 @@ export function materializerRole(resources: Resources): Role {
               return { topic: wire.topic(TOPICS.transactions), key: u.traceGuid, value: wire.encode(TOPICS.transactions, value) };
             }),
           ]);
+          // documents in and out, counted once each (a redelivered request is not fresh)
+          const business = resources.metrics.business;
+          // (the set is known for the entries that deliver a transaction, read above)
+          const txOfEntry = new Map<string, string>();
+          for (const r of requests) if (r.transactionId) txOfEntry.set(r.id, r.transactionId);
+          for (const e of s.fresh) business.document(e.direction, e.partnerKey || 'none', setOfTx.get(txOfEntry.get(e.id) ?? '') ?? 'none', e.status);
+          let oldest = Infinity;
+          for (const m of messages) if (m.timestamp < oldest) oldest = m.timestamp;
+          if (oldest !== Infinity) business.feedSequencerLag(Math.max(0, (Date.now() - oldest) / 1000));
           log.debug({ event: 'feed-sequencer:sequenced', fresh: s.fresh.length, entries: s.entries.length }, 'feed entries sequenced');
         },
       });

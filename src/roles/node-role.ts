@@ -38,7 +38,7 @@ export function nodeRole(service: NodeService, resources: Resources, factory: No
       await prepare?.();
       module = mod;
       runner = new ConsumerRunner<StageMessage>(
-        { kafka, wire, producer, config: resources.config, logger: resources.logger },
+        { kafka, wire, producer, config: resources.config, logger: resources.logger, metrics: resources.metrics, tracer: await resources.tracer() },
         {
           name,
           group: `node.${service}`,

@@ -1,7 +1,8 @@
 /**
  * The shared resources of one process, opened once on first use by whichever roles need them
  * and closed once, in reverse order, at shutdown. `checks()` lists the health checks of what
- * was opened; GET /readyz runs them.
+ * was opened; GET /readyz runs them. `metrics` is the process's metrics port (Prometheus,
+ * unless `TDX_METRICS=off`); every store client opened here reports its requests to it.
  */
 import type { Kafka } from 'kafkajs';
 import type { Config } from '../config.ts';
@@ -22,6 +23,10 @@ import {
   CassandraTransactionStore,
 } from '../adapters/cassandra/processing-store.ts';
 import { CassandraAcknowledgmentDeadlines, CassandraSchedulerLeases } from '../adapters/cassandra/outbound-store.ts';
+import { NO_METERS, type Meters } from '../domain/metrics.ts';
+import { PrometheusMeters } from '../adapters/metrics/prometheus.ts';
+import { cassandraTracker, instrumentKafka, timedClickHouse } from '../adapters/metrics/stores.ts';
+import type { OtlpTracer } from '../adapters/tracing/otlp.ts';
 
 /** The Cassandra stores of processing, built once per process. */
 export interface CassandraStores {
@@ -43,11 +48,47 @@ export class Resources {
   private readonly closers: { name: string; close: () => Promise<void> }[] = [];
   private readonly healthChecks: HealthCheck[] = [];
   private readonly owned = new Map<string, unknown>();
+  private prom: PrometheusMeters | null | undefined;
 
   constructor(
     readonly config: Config,
     readonly logger: Logger,
+    /** Roles the process runs (the `tdx_process_role` metric). */
+    readonly roles: readonly string[] = [],
   ) {}
+
+  /** The Prometheus registry of this process, made on first use; undefined with `TDX_METRICS=off`. */
+  prometheus(): PrometheusMeters | undefined {
+    if (this.prom === undefined) {
+      if (this.config.metrics.enabled) {
+        this.prom = new PrometheusMeters({ roles: this.roles });
+        this.prom.storeHealth(() => this.healthChecks);
+      } else {
+        this.prom = null;
+      }
+    }
+    return this.prom ?? undefined;
+  }
+
+  /**
+   * The span exporter when `OTEL_EXPORTER_OTLP_ENDPOINT` is set; undefined otherwise, and then
+   * the tracing module is never even loaded.
+   */
+  tracer(): Promise<OtlpTracer | undefined> {
+    return this.once('tracer', async () => {
+      const endpoint = this.config.tracing.otlpEndpoint;
+      if (!endpoint) return undefined;
+      const { OtlpTracer } = await import('../adapters/tracing/otlp.ts');
+      const tracer = new OtlpTracer({ endpoint, serviceName: this.config.tracing.serviceName, logger: this.logger.child({ component: 'tracing' }) });
+      this.closers.push({ name: 'tracer', close: () => tracer.close() });
+      return tracer;
+    });
+  }
+
+  /** The metrics port: Prometheus, or nothing counted with `TDX_METRICS=off`. */
+  get metrics(): Meters {
+    return this.prometheus() ?? NO_METERS;
+  }
 
   private once<T>(name: string, open: () => Promise<T>): Promise<T> {
     let p = this.opened.get(name) as Promise<T> | undefined;
@@ -69,6 +110,7 @@ export class Resources {
   producer(): Promise<BatchingProducer> {
     return this.once('producer', async () => {
       const producer = BatchingProducer.create(await this.kafka(), this.config);
+      instrumentKafka(producer.producer, this.metrics.stores);
       await producer.connect();
       this.closers.push({ name: 'kafka-producer', close: () => producer.close() });
       return producer;
@@ -79,6 +121,7 @@ export class Resources {
   requestProducer(): Promise<BatchingProducer> {
     return this.once('request-producer', async () => {
       const producer = BatchingProducer.createBounded(this.config, this.logger);
+      instrumentKafka(producer.producer, this.metrics.stores);
       await producer.connect();
       this.closers.push({ name: 'kafka-request-producer', close: () => producer.close() });
       return producer;
@@ -97,7 +140,7 @@ export class Resources {
 
   cassandra(): Promise<CassandraClient> {
     return this.once('cassandra', async () => {
-      const client = createCassandraClient(this.config, this.logger);
+      const client = createCassandraClient(this.config, this.logger, { requestTracker: cassandraTracker(this.metrics.stores) });
       await client.connect();
       this.closers.push({ name: 'cassandra', close: () => client.shutdown() });
       this.healthChecks.push(cassandraHealthCheck(client));
@@ -107,7 +150,7 @@ export class Resources {
 
   clickhouse(): Promise<ClickHouseHandle> {
     return this.once('clickhouse', () => {
-      const handle = createClickHouse(this.config);
+      const handle = timedClickHouse(createClickHouse(this.config), this.metrics.stores);
       this.closers.push({ name: 'clickhouse', close: () => handle.close() });
       this.healthChecks.push(clickhouseHealthCheck(handle));
       return Promise.resolve(handle);

@@ -36,7 +36,7 @@ export function schedulerRole(resources: Resources, jobFactories: readonly Sched
       const [kafka, wire, producer] = await Promise.all([resources.kafka(), resources.wire(), resources.producer()]);
       const prefix = resources.config.kafka.topicPrefix;
       runner = new ConsumerRunner<DelayedMessage>(
-        { kafka, wire, producer, config: resources.config, logger: resources.logger },
+        { kafka, wire, producer, config: resources.config, logger: resources.logger, metrics: resources.metrics, tracer: await resources.tracer() },
         {
           name: 'scheduler:delay',
           group: 'scheduler.delay',

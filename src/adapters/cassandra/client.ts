@@ -12,6 +12,8 @@ export type CassandraClient = cassandra.Client;
 export interface CassandraClientOptions {
   /** Bind the client to the configured keyspace. @default true */
   readonly useKeyspace?: boolean;
+  /** Told of every request's latency and failure (metrics: src/adapters/metrics/stores.ts). */
+  readonly requestTracker?: cassandra.tracker.RequestTracker;
 }
 
 export function createCassandraClient(config: Config, logger: Logger, opts: CassandraClientOptions = {}): cassandra.Client {
@@ -24,6 +26,7 @@ export function createCassandraClient(config: Config, logger: Logger, opts: Cass
     socketOptions: { connectTimeout: 5_000, readTimeout: 12_000 },
     protocolOptions: { maxSchemaAgreementWaitSeconds: 20 },
     pooling: { warmup: false },
+    ...(opts.requestTracker ? { requestTracker: opts.requestTracker } : {}),
   });
   const log = logger.child({ component: 'cassandra' });
   client.on('log', (level: string, className: string, message: string) => {

@@ -17,6 +17,9 @@
  *   items are still running hands the partition back that way).
  * - Scheduled retries (a webhook's 1-2-4-8-16 s) never wait here: handlers re-publish through
  *   the delay topics instead.
+ * - Metrics (the `Meters` port, docs/observability.md) are counted here once for every consumer:
+ *   items handled, failed, retried and dead-lettered, handler time, and each partition's lag and
+ *   the age of its oldest waiting message as of each fetch.
  */
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { Config } from '../../config.ts';
@@ -27,6 +30,8 @@ import type { DeadLetter } from '../../wire/dead-letter.v1.ts';
 import type { BatchingProducer } from './client.ts';
 import type { WireRegistry } from './registry.ts';
 import { isRetriable } from './retriable.ts';
+import { NO_CONSUMER_METER, type ConsumerMeter, type Meters } from '../../domain/metrics.ts';
+import type { BatchSpans, OtlpTracer } from '../tracing/otlp.ts';
 
 /** A decoded message. `topic` is the name without prefix. */
 export interface Consumed<T> {
@@ -117,6 +122,10 @@ export interface RunnerDeps {
   readonly logger: Logger;
   readonly wire: WireRegistry;
   readonly producer: BatchingProducer;
+  /** Where the runner counts (NO_METERS when absent). */
+  readonly metrics?: Meters;
+  /** Spans per work item, linked by `traceparent` (only when OTEL_EXPORTER_OTLP_ENDPOINT is set). */
+  readonly tracer?: OtlpTracer;
 }
 
 function headersOf(m: KafkaMessage): Record<string, string> {
@@ -158,6 +167,7 @@ export class ConsumerRunner<T> {
   private readonly abort = new AbortController();
   private readonly prefix: string;
   private readonly resumeTimers = new Set<NodeJS.Timeout>();
+  private readonly meter: ConsumerMeter;
   readonly groupId: string;
 
   constructor(
@@ -168,6 +178,7 @@ export class ConsumerRunner<T> {
     this.prefix = deps.config.kafka.topicPrefix;
     this.groupId = `${deps.config.kafka.groupPrefix}${opts.group}`;
     this.log = deps.logger.child({ node: opts.name, group: this.groupId });
+    this.meter = deps.metrics?.consumer(opts.name, opts.group) ?? NO_CONSUMER_METER;
   }
 
   async start(): Promise<void> {
@@ -256,14 +267,24 @@ export class ConsumerRunner<T> {
   private async eachBatch(payload: EachBatchPayload): Promise<void> {
     this.inFlight += 1;
     try {
-      await this.handleFetched(payload);
+      const { batch } = payload;
+      const first = batch.messages[0];
+      const topic = this.unprefixed(batch.topic);
+      // waiting as of this fetch: this batch and what follows it up to the high watermark
+      if (first) this.meter.position(topic, batch.partition, Number(batch.offsetLagLow()) + 1, Math.max(0, (Date.now() - Number(first.timestamp)) / 1000));
+      const complete = await this.handleFetched(payload);
+      if (complete) {
+        const behind = first ? Math.max(0, Number(batch.offsetLag())) : 0;
+        if (behind === 0) this.meter.position(topic, batch.partition, 0, 0);
+      }
     } finally {
       this.inFlight -= 1;
       if (this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
     }
   }
 
-  private async handleFetched(payload: EachBatchPayload): Promise<void> {
+  /** Handles a fetched batch; false when part of it was left for later (paused or sought back). */
+  private async handleFetched(payload: EachBatchPayload): Promise<boolean> {
     const { batch } = payload;
     const topic = this.unprefixed(batch.topic);
     if (this.opts.handleBatch) {
@@ -280,29 +301,47 @@ export class ConsumerRunner<T> {
       if (decoded.length > 0) {
         const last = batch.messages[batch.messages.length - 1]!;
         const log = this.log.child({ topic, partition: batch.partition, offset: last.offset, count: decoded.length });
-        outcome = await this.withHeartbeats(payload, async (heartbeat) => {
+        const spans = this.spans(topic, batch.partition, decoded);
+        const work = (): Promise<void | BatchOutcome | undefined> => this.withHeartbeats(payload, async (heartbeat) => {
           // Messages still to do: all of the batch first; after a partial failure, the failed ones.
           let pending = decoded;
           return this.withRetries(
             log,
+            () => pending.length,
             async (attempt) => {
+              const started = performance.now();
               try {
-                return await this.opts.handleBatch!(pending, { logger: log, attempt, heartbeat });
+                const result = await this.opts.handleBatch!(pending, { logger: log, attempt, heartbeat });
+                this.meter.handled(result ? result.processed : pending.length, (performance.now() - started) / 1000);
+                return result;
               } catch (err) {
                 if (err instanceof PartialBatchFailure) {
                   const failed = new Set(err.failedOffsets);
+                  const before = pending.length;
                   pending = pending.filter((c) => failed.has(c.offset));
+                  this.meter.handled(before - pending.length, (performance.now() - started) / 1000);
+                  this.meter.failed(pending.length);
                   throw err.failure;
                 }
+                this.meter.failed(pending.length);
                 throw err;
               }
             },
             async (err, attempts) => {
+              if (spans) {
+                const failed = new Set(pending.map((c) => c.offset));
+                spans.fail(decoded.flatMap((c, i) => (failed.has(c.offset) ? [i] : [])), err);
+              }
               if (this.opts.onGiveUp) await this.opts.onGiveUp(pending, err, attempts);
               for (const c of pending) await this.deadLetter(topic, batch.partition, raw.get(c.offset)!, err, attempts);
             },
           );
         });
+        try {
+          outcome = await (spans ? spans.run(work) : work());
+        } finally {
+          spans?.end();
+        }
       }
       if (outcome && outcome.processed < decoded.length) {
         // Mark what was handled; leave the rest for when the partition resumes.
@@ -320,33 +359,66 @@ export class ConsumerRunner<T> {
           }, outcome.pauseUntil - Date.now());
           this.resumeTimers.add(t);
         }
-        return;
+        return false;
       }
       const last = batch.messages[batch.messages.length - 1];
       if (last) {
         payload.resolveOffset(last.offset);
         this.markHandled(batch.topic, batch.partition, (BigInt(last.offset) + 1n).toString());
       }
-      return;
+      return true;
     }
+    let complete = true;
     await this.withHeartbeats(payload, async (heartbeat) => {
       for (const m of batch.messages) {
-        if (!payload.isRunning() || payload.isStale()) break;
+        if (!payload.isRunning() || payload.isStale()) {
+          complete = false;
+          break;
+        }
         const c = await this.decodeOrDeadLetter(topic, batch.partition, m);
         if (c) {
           const log = this.log.child({ topic, partition: batch.partition, offset: m.offset, key: c.key });
-          await this.withRetries(
+          const spans = this.spans(topic, batch.partition, [c]);
+          const work = (): Promise<void> => this.withRetries(
             log,
-            (attempt) => this.opts.handle!(c, { logger: log, attempt, heartbeat }),
+            () => 1,
+            async (attempt) => {
+              const started = performance.now();
+              try {
+                await this.opts.handle!(c, { logger: log, attempt, heartbeat });
+              } catch (err) {
+                this.meter.failed(1);
+                throw err;
+              }
+              this.meter.handled(1, (performance.now() - started) / 1000);
+            },
             async (err, attempts) => {
+              spans?.fail([0], err);
               if (this.opts.onGiveUp) await this.opts.onGiveUp([c], err, attempts);
               await this.deadLetter(topic, batch.partition, m, err, attempts);
             },
           );
+          try {
+            await (spans ? spans.run(work) : work());
+          } finally {
+            spans?.end();
+          }
         }
         payload.resolveOffset(m.offset);
         this.markHandled(batch.topic, batch.partition, (BigInt(m.offset) + 1n).toString());
       }
+    });
+    return complete;
+  }
+
+  /** A span per work item when tracing is on. */
+  private spans(topic: string, partition: number, items: readonly Consumed<T>[]): BatchSpans | undefined {
+    return this.deps.tracer?.consume(`${this.opts.name} process`, items, {
+      'messaging.system': 'kafka',
+      'messaging.destination.name': topic,
+      'messaging.destination.partition.id': String(partition),
+      'messaging.consumer.group.name': this.opts.group,
+      'tdx.consumer': this.opts.name,
     });
   }
 
@@ -372,7 +444,7 @@ export class ConsumerRunner<T> {
    * failures `consumerAttempts` times in all; then `giveUp` gets the error. Returns what `fn`
    * returned, or undefined after giving up.
    */
-  private async withRetries<R>(log: Logger, fn: (attempt: number) => Promise<R>, giveUp: (err: unknown, attempts: number) => Promise<void>): Promise<R | undefined> {
+  private async withRetries<R>(log: Logger, items: () => number, fn: (attempt: number) => Promise<R>, giveUp: (err: unknown, attempts: number) => Promise<void>): Promise<R | undefined> {
     const { consumerAttempts, consumerRetryMinMs, consumerRetryMaxMs } = this.deps.config.kafka;
     let failures = 0;
     let outages = 0;
@@ -389,6 +461,7 @@ export class ConsumerRunner<T> {
           await giveUp(err, attempt);
           return undefined;
         }
+        this.meter.retried(items(), passing ? 'outage' : 'failure');
         const n = passing ? outages : failures;
         const delay = Math.min(consumerRetryMaxMs, consumerRetryMinMs * 2 ** (n - 1)) * (0.5 + Math.random() / 2);
         log.warn({ event: `${this.opts.name}:retry`, attempt, passing, delayMs: Math.round(delay), err }, passing ? 'store or broker unavailable; retrying' : 'failed; retrying');
@@ -414,6 +487,7 @@ export class ConsumerRunner<T> {
       attempts,
       failedAt: Date.now() * 1000,
     };
+    this.meter.deadLettered();
     this.log.warn({ event: `${this.opts.name}:dead-letter`, topic, partition, offset: m.offset, errorCode: letter.errorCode }, 'message sent to the dead-letter topic');
     await this.deps.producer.send([
       { topic: this.prefix + TOPICS.deadLetter, key: letter.key, value: this.deps.wire.encode(TOPICS.deadLetter, letter) },

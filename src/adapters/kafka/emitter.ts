@@ -5,6 +5,7 @@
 import type { Emitter, OutgoingMessage } from '../../nodes/ports.ts';
 import type { BatchingProducer } from './client.ts';
 import type { WireRegistry } from './registry.ts';
+import { outgoingTraceparents } from '../tracing/context.ts';
 
 export class WireEmitter implements Emitter {
   constructor(
@@ -13,13 +14,19 @@ export class WireEmitter implements Emitter {
   ) {}
 
   produce(messages: readonly OutgoingMessage[]): Promise<void> {
+    // with tracing on, a message emitted while a traced step runs carries that step's span
+    const traced = outgoingTraceparents.getStore();
     return this.producer.send(
-      messages.map((m) => ({
-        topic: this.wire.topic(m.topic),
-        key: m.key,
-        value: this.wire.encode(m.topic, m.value),
-        ...(m.headers ? { headers: m.headers } : {}),
-      })),
+      messages.map((m) => {
+        const traceparent = traced?.get(m.key);
+        const headers = traceparent && !m.headers?.['traceparent'] ? { ...m.headers, traceparent } : m.headers;
+        return {
+          topic: this.wire.topic(m.topic),
+          key: m.key,
+          value: this.wire.encode(m.topic, m.value),
+          ...(headers ? { headers } : {}),
+        };
+      }),
     );
   }
 

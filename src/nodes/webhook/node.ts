@@ -36,7 +36,7 @@ export function webhookNode(deps: NodeDeps, opts: InFlightOptions = {}): NodeMod
       } else {
         body = notificationBody(ctx);
       }
-      const outcome = await deps.webhooks.send({ url: webhook.url, secret, messageId: messageIdOf(ctx, webhook.id), body, contentType: webhook.contentType || 'application/json' });
+      const outcome = await deps.webhooks.send({ url: webhook.url, secret, messageId: messageIdOf(ctx, webhook.id), body, contentType: webhook.contentType || 'application/json', attempt: attemptOf(m) });
       return called(ctx, { webhook: { id: webhook.id, url: webhook.url }, attempt: attemptOf(m), outcome, endedAt: deps.wallClock(), document });
     },
     opts,

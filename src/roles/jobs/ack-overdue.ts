@@ -12,6 +12,7 @@
 import type { AcknowledgmentDeadline, SchedulerLeaseStore } from '../../domain/processing-ports.ts';
 import type { Micros } from '../../domain/records.ts';
 import type { Logger } from '../../logger.ts';
+import type { BusinessMeter } from '../../domain/metrics.ts';
 import type { NodeDeps } from '../../nodes/ports.ts';
 import { applyEffects, mapLimit } from '../../nodes/runtime.ts';
 import { effects, mergeEffects } from '../../nodes/step.ts';
@@ -29,10 +30,12 @@ export interface AckOverdueOptions {
   readonly intervalMs: number;
   readonly leases: SchedulerLeaseStore;
   readonly logger: Logger;
+  /** Counts each document reported overdue, by partner. */
+  readonly metrics?: BusinessMeter;
 }
 
 /** One pass: reports every deadline due up to `now` (returns how many documents were reported overdue). */
-export async function reportOverdue(deps: NodeDeps, leases: SchedulerLeaseStore, now: Micros): Promise<number> {
+export async function reportOverdue(deps: NodeDeps, leases: SchedulerLeaseStore, now: Micros, metrics?: BusinessMeter): Promise<number> {
   const store = deps.stores.deadlines;
   if (!store) return 0;
   const from = (await leases.position(ACK_OVERDUE_JOB)) ?? now - FIRST_LOOK_US;
@@ -47,11 +50,16 @@ export async function reportOverdue(deps: NodeDeps, leases: SchedulerLeaseStore,
     ]);
     return overdue({ deadline: d, transaction, partner, delivery });
   });
-  for (const e of outcomes) {
-    if (e.logs.length > 0) reported++;
+  const overdueOf: string[] = [];
+  for (const [i, e] of outcomes.entries()) {
+    if (e.logs.length > 0) {
+      reported++;
+      overdueOf.push(due[i]!.partnerKey);
+    }
     mergeEffects(all, e);
   }
   await applyEffects(deps.stores, deps.emitter, all, deps.wallClock());
+  if (metrics) for (const partner of overdueOf) metrics.acknowledgmentOverdue(partner);
   await mapLimit(due, 16, (d) => store.done(d));
   await leases.setPosition(ACK_OVERDUE_JOB, Math.max(from, now - LOOKBACK_US));
   return reported;
@@ -62,7 +70,7 @@ export function ackOverdueJob(deps: NodeDeps, opts: AckOverdueOptions): Schedule
     ACK_OVERDUE_JOB,
     opts,
     async (log) => {
-      const n = await reportOverdue(deps, opts.leases, deps.wallClock());
+      const n = await reportOverdue(deps, opts.leases, deps.wallClock(), opts.metrics);
       if (n > 0) log.info({ event: 'scheduler:ack_overdue:reported', count: n }, 'overdue acknowledgments reported');
     },
     { event: 'scheduler:ack_overdue:failed', message: 'overdue acknowledgment check failed; trying again next tick' },

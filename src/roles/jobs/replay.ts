@@ -29,7 +29,7 @@ export function replayJob(resources: Resources, deps: NodeDeps, ledger: ReplayLe
     start: async () => {
       const [kafka, wire, producer] = await Promise.all([resources.kafka(), resources.wire(), resources.producer()]);
       runner = new ConsumerRunner<ReplayCommand>(
-        { kafka, wire, producer, config: resources.config, logger: resources.logger },
+        { kafka, wire, producer, config: resources.config, logger: resources.logger, metrics: resources.metrics, tracer: await resources.tracer() },
         {
           name: 'replay',
           group: 'replay',

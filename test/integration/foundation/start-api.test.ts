@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 describe('tdx start --role api', () => {
-  it('answers /healthz and /readyz with 200 against the real stack, and stops cleanly on SIGTERM', async () => {
+  it('answers /healthz, /readyz and /metrics against the real stack, and stops cleanly on SIGTERM', async () => {
     const env: NodeJS.ProcessEnv = { ...process.env, ...iso.env };
     delete env['NODE_OPTIONS'];
     child = spawn(process.execPath, ['bin/tdx.mjs', 'start', '--role', 'api'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -38,6 +38,15 @@ describe('tdx start --role api', () => {
     expect(body.status).toBe('ready');
     expect(body.checks.map((c) => c.name).sort()).toEqual(['cassandra', 'clickhouse', 'kafka', 'schema-registry']);
     expect(body.checks.every((c) => c.ok)).toBe(true);
+
+    // Prometheus metrics on the API's port, announced at start
+    expect(output).toContain(`Metrics (Prometheus) on ${url}/metrics`);
+    const metrics = await fetch(`${url}/metrics`);
+    expect(metrics.status).toBe(200);
+    const text = await metrics.text();
+    expect(text).toContain('tdx_process_role{role="api"} 1');
+    expect(text).toMatch(/tdx_http_requests_total\{route="\/readyz",method="GET",status="200"\} 1/);
+    expect(text).toMatch(/tdx_store_up\{store="cassandra"\} 1/);
 
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');

@@ -46,6 +46,10 @@ const cases: [string, string, string][] = [
   ['src/admin/fixture.ts', "import { x } from '../roles/resources.ts';", 'administration works over stores'],
   ['src/cli/commands/fixture.ts', "import { x } from 'cassandra-driver';", 'the command line reaches stores'],
   ['src/cli/commands/fixture.ts', "import { x } from '../../nodes/runtime.ts';", 'the command line reaches stores'],
+  ['src/domain/fixture.ts', "import client from 'prom-client';", 'domain and x12 are pure'],
+  ['src/nodes/webhook/node.ts', "import client from 'prom-client';", 'node adapters reach stores'],
+  ['src/nodes/webhook/step.ts', "import { trace } from '@opentelemetry/api';", 'steps are pure'],
+  ['src/http/fixture.ts', "import client from 'prom-client';", 'http never imports'],
 ];
 
 describe('import layering', () => {
