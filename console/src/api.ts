@@ -124,12 +124,10 @@ export interface Payload {
   readonly jsonPath?: string;
 }
 
+/** GET /platform/traces/:guid (the contract names it without its shape; docs/api.md gives it). */
 export interface Trace {
   readonly traceGuid: string;
-  readonly transactions?: readonly TransactionRow[];
-  readonly results?: readonly Result[];
-  readonly artifacts?: readonly (ArtifactPointer & { resultId: string; nodeName: string })[];
-  readonly flow?: { readonly id: string; readonly name: string } | null;
+  readonly flow: { readonly id: string; readonly name: string } | null;
 }
 
 /** An answer other than 2xx, with the contract's error code and the rate budget headers. */

@@ -1,7 +1,7 @@
 /** One transaction: its facts, replay buttons, the EDI read as a person would, the JSON, and its trace. */
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { ApiError, describeError, type ArtifactPointer, type LogEntry, type Pagination, type Payload, type Result, type Trace, type TransactionDetail, type Warning } from './api.ts';
+import { ApiError, describeError, type ArtifactPointer, type LogEntry, type Pagination, type Payload, type Result, type Trace, type TransactionDetail, type TransactionRow, type Warning } from './api.ts';
 import { renderX12, type RenderedElement, type RenderedSegment } from './edi.ts';
 import { Badge, ErrorNote, href, Json, Show, TableBox, Time, useLoad, useSession } from './ui.tsx';
 
@@ -269,17 +269,24 @@ function ElementRow({ e, flagged }: { e: RenderedElement; flagged: string | unde
 
 export function TracePage({ guid }: { guid: string }): JSX.Element {
   const { api } = useSession();
-  const [data] = useLoad(() => api.get<Trace>(`/platform/traces/${encodeURIComponent(guid)}`), [guid]);
+  const [data] = useLoad(async () => {
+    const [trace, txs, results] = await Promise.all([
+      api.get<Trace>(`/platform/traces/${encodeURIComponent(guid)}`),
+      api.get<{ ediTransactions: TransactionRow[] }>('/platform/edi_transactions', { trace: guid, limit: 100 }),
+      allPages<Result>((cursor) => api.get('/platform/results', { trace: guid, limit: 100, cursor }), 'results'),
+    ]);
+    return { trace, transactions: txs.ediTransactions, results };
+  }, [guid]);
   return (
     <section aria-labelledby="h-trace">
       <h1 id="h-trace">Trace {guid}</h1>
       <Show value={data}>
         {(t) => (
           <>
-            {t.flow ? <p>Flow: {t.flow.name}</p> : null}
+            {t.trace.flow ? <p>Flow: {t.trace.flow.name}</p> : null}
             <h2>Documents</h2>
             <ul>
-              {(t.transactions ?? []).map((x) => (
+              {t.transactions.map((x) => (
                 <li key={x.id}>
                   <a href={href(`/transactions/${x.id}`)}>
                     {x.transactionSetIdentifier} {x.direction} {x.reference ?? ''}
@@ -289,7 +296,7 @@ export function TracePage({ guid }: { guid: string }): JSX.Element {
               ))}
             </ul>
             <h2>Steps</h2>
-            <Timeline results={t.results ?? []} traceGuid={guid} />
+            <Timeline results={t.results} traceGuid={guid} />
           </>
         )}
       </Show>
@@ -297,20 +304,24 @@ export function TracePage({ guid }: { guid: string }): JSX.Element {
   );
 }
 
+/** Every row of a cursor-paged list, up to five pages. */
+async function allPages<T>(page: (cursor: string | null) => Promise<Record<string, unknown>>, name: string): Promise<T[]> {
+  const rows: T[] = [];
+  let cursor: string | null = null;
+  for (let i = 0; i < 5; i++) {
+    const r = await page(cursor);
+    rows.push(...((r[name] as T[] | undefined) ?? []));
+    const pg = r['pagination'] as Pagination | undefined;
+    if (!pg?.hasMore || !pg.nextCursor) break;
+    cursor = pg.nextCursor;
+  }
+  return rows;
+}
+
 /** The steps of a run in time order with their results, payloads on request, and the run's logs. */
 export function Timeline({ results, traceGuid }: { results: readonly Result[]; traceGuid: string }): JSX.Element {
   const { api } = useSession();
-  const [logs] = useLoad(async () => {
-    const all: LogEntry[] = [];
-    let cursor: string | null = null;
-    for (let page = 0; page < 5; page++) {
-      const r: { logs: LogEntry[]; pagination: Pagination } = await api.get('/platform/logs', { trace: traceGuid, limit: 100, cursor });
-      all.push(...r.logs);
-      if (!r.pagination.hasMore || !r.pagination.nextCursor) break;
-      cursor = r.pagination.nextCursor;
-    }
-    return all;
-  }, [traceGuid]);
+  const [logs] = useLoad(() => allPages<LogEntry>((cursor) => api.get('/platform/logs', { trace: traceGuid, limit: 100, cursor }), 'logs'), [traceGuid]);
   const sorted = [...results].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   return (
     <>

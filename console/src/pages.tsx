@@ -187,7 +187,7 @@ export function TransactionsPage({ route }: { route: Route }): JSX.Element {
   const select = (name: string, label: string, options: readonly string[]): JSX.Element => (
     <label>
       {label}
-      <select name={name} value={filters[name] ?? ''}>
+      <select name={name} defaultValue={filters[name] ?? ''}>
         <option value="">any</option>
         {options.map((o) => (
           <option key={o} value={o}>
@@ -200,18 +200,18 @@ export function TransactionsPage({ route }: { route: Route }): JSX.Element {
   return (
     <section aria-labelledby="h-tx">
       <h1 id="h-tx">Transactions</h1>
-      <form class="filters" onSubmit={submit} role="search" aria-label="Filter transactions">
+      <form key={JSON.stringify(filters)} class="filters" onSubmit={submit} role="search" aria-label="Filter transactions">
         <label>
           Reference
-          <input name="reference" value={filters['reference'] ?? ''} placeholder="prefix, such as PO-4711" />
+          <input name="reference" defaultValue={filters['reference'] ?? ''} placeholder="prefix, such as PO-4711" />
         </label>
         <label>
           Partner
-          <input name="partner" value={filters['partner'] ?? ''} />
+          <input name="partner" defaultValue={filters['partner'] ?? ''} />
         </label>
         <label>
           Set
-          <input name="transaction_set_identifier" value={filters['transaction_set_identifier'] ?? ''} inputMode="numeric" placeholder="850" />
+          <input name="transaction_set_identifier" defaultValue={filters['transaction_set_identifier'] ?? ''} inputMode="numeric" placeholder="850" />
         </label>
         {select('direction', 'Direction', ['inbound', 'outbound'])}
         {select('status', 'Status', ['processing', 'error', 'delivered'])}
@@ -219,11 +219,11 @@ export function TransactionsPage({ route }: { route: Route }): JSX.Element {
         {select('warnings', 'Warnings', ['true', 'false'])}
         <label>
           From
-          <input type="datetime-local" name="since" value={local(filters['since'])} />
+          <input type="datetime-local" name="since" defaultValue={local(filters['since'])} />
         </label>
         <label>
           Before
-          <input type="datetime-local" name="until" value={local(filters['until'])} />
+          <input type="datetime-local" name="until" defaultValue={local(filters['until'])} />
         </label>
         <div class="actions">
           <button type="submit">Search</button>
@@ -236,7 +236,7 @@ export function TransactionsPage({ route }: { route: Route }): JSX.Element {
       <Show value={data}>
         {(r) => (
           <>
-            <TransactionTable rows={r.ediTransactions} label="Transactions" />
+            <TransactionTable rows={r.ediTransactions} label="Transaction list" />
             <nav class="pager" aria-label="Pages">
               {cursor ? (
                 <a class="button secondary" href={href('/transactions', { ...filters, ...(back ? { cursor: back } : {}) })}>
@@ -422,7 +422,7 @@ export function ResultsPage(): JSX.Element {
       ) : (
         <p class="muted">The newest step results of the organization.</p>
       )}
-      <Show value={data}>{(rows) => <ResultTable rows={rows} label="Results" />}</Show>
+      <Show value={data}>{(rows) => <ResultTable rows={rows} label="Result list" />}</Show>
     </section>
   );
 }
@@ -459,9 +459,11 @@ export function PartnersPage(): JSX.Element {
             {d.partners.map((p) => (
               <details key={p.id} class="card">
                 <summary>
-                  <strong>{p.key ?? p.id}</strong> {p.name ? <span class="muted">{p.name}</span> : null}{' '}
-                  <a href={href('/transactions', { partner: p.key })}>transactions</a>
+                  <strong>{p.key ?? p.id}</strong> {p.name ? <span class="muted">{p.name}</span> : null}
                 </summary>
+                <p>
+                  <a href={href('/transactions', { partner: p.key })}>Transactions of {p.key ?? p.id}</a>
+                </p>
                 <Json value={p} label={`Partner ${p.key ?? p.id}`} />
               </details>
             ))}

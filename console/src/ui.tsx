@@ -1,7 +1,7 @@
 /** Small shared pieces of the console's pages: routing in the fragment, loading, errors, tables. */
 import type { ComponentChildren, JSX } from 'preact';
 import { createContext } from 'preact';
-import { useContext, useEffect, useState } from 'preact/hooks';
+import { useContext, useEffect, useRef, useState } from 'preact/hooks';
 import { type Api, describeError } from './api.ts';
 
 export interface Session {
@@ -48,13 +48,17 @@ export function href(path: string, query: Readonly<Record<string, string | undef
 
 export type Loaded<T> = { state: 'loading' } | { state: 'error'; error: unknown } | { state: 'ready'; value: T };
 
-/** Runs `load` whenever `deps` change; the latest answer wins. */
+/** Runs `load` whenever `deps` (JSON values) change, and on the returned reload; the latest answer wins. */
 export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): [Loaded<T>, () => void] {
   const [value, setValue] = useState<Loaded<T>>({ state: 'loading' });
   const [tick, setTick] = useState(0);
+  const key = JSON.stringify(deps);
+  const shown = useRef(key);
   useEffect(() => {
     let live = true;
-    setValue({ state: 'loading' });
+    // new inputs show "Loading"; a reload of the same ones keeps the page until the answer
+    if (shown.current !== key) setValue({ state: 'loading' });
+    shown.current = key;
     load().then(
       (v) => live && setValue({ state: 'ready', value: v }),
       (e: unknown) => live && setValue({ state: 'error', error: e }),
@@ -62,7 +66,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): [L
     return () => {
       live = false;
     };
-  }, [...deps, tick]);
+  }, [key, tick]);
   return [value, () => setTick((t) => t + 1)];
 }
 
