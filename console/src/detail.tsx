@@ -2,7 +2,7 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError, describeError, type ArtifactPointer, type LogEntry, type Pagination, type Payload, type Result, type Trace, type TransactionDetail, type TransactionRow, type Warning } from './api.ts';
-import { renderX12, type RenderedElement, type RenderedSegment } from './edi.ts';
+import { onlySet, renderX12, type RenderedElement, type RenderedSegment } from './edi.ts';
 import { Badge, ErrorNote, href, Json, Show, TableBox, Time, useLoad, useSession } from './ui.tsx';
 
 function Fact({ name, children }: { name: string; children: JSX.Element | string | number | null }): JSX.Element {
@@ -202,21 +202,33 @@ function Documents({ t }: { t: TransactionDetail }): JSX.Element {
 
 /** Segments of the document: names, elements with their names and code meanings, findings marked. */
 export function EdiView({ text, transaction }: { text: string; transaction: TransactionDetail }): JSX.Element {
-  const segments = renderX12(text);
-  if (segments.length === 0) return <pre class="json">{text}</pre>;
+  const all = renderX12(text);
+  if (all.length === 0)
+    return (
+      <pre class="json" tabIndex={0} aria-label="EDI text">
+        {text}
+      </pre>
+    );
+  const { segments, hidden } = onlySet(all, transaction.groupControlNumber, transaction.transactionSetControlNumber);
   // the findings the engine recorded that name a segment and element (invalid_date)
   const marks = new Map<string, string>();
   for (const w of transaction.warnings) {
     const seg = w.detail?.['segment'];
     const el = w.detail?.['element'];
-    if (typeof seg === 'string') marks.set(typeof el === 'string' || typeof el === 'number' ? `${seg}:${String(el)}` : seg, w.message);
+    if (typeof seg !== 'string') continue;
+    marks.set(seg, w.message);
+    // the engine names the element by its name (invalid_date: "Date"); a label ("BEG05") works too
+    if (typeof el === 'string' || typeof el === 'number') marks.set(`${seg}:${String(el)}`, w.message);
   }
   return (
-    <ol class="edi" aria-label="EDI segments">
-      {segments.map((s, i) => (
-        <Segment key={i} s={s} marks={marks} />
-      ))}
-    </ol>
+    <>
+      {hidden > 0 ? <p class="muted">The interchange holds {hidden} other transaction set(s), not shown; download it above to see them all.</p> : null}
+      <ol class="edi" aria-label="EDI segments">
+        {segments.map((s, i) => (
+          <Segment key={i} s={s} marks={marks} />
+        ))}
+      </ol>
+    </>
   );
 }
 
@@ -233,7 +245,7 @@ function Segment({ s, marks }: { s: RenderedSegment; marks: Map<string, string> 
         <code class="raw">{s.raw}</code>
         <dl class="elements">
           {s.elements.map((e) => (
-            <ElementRow key={e.label} e={e} flagged={marks.get(`${s.id}:${e.label}`) ?? marks.get(`${s.id}:${Number(e.label.slice(s.id.length))}`)} />
+            <ElementRow key={e.label} e={e} flagged={marks.get(`${s.id}:${e.label}`) ?? (e.name ? marks.get(`${s.id}:${e.name}`) : undefined)} />
           ))}
         </dl>
       </details>

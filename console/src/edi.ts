@@ -200,3 +200,28 @@ export function renderX12(text: string): RenderedSegment[] {
   }
   return out;
 }
+
+/**
+ * The envelopes and the one set a transaction is (group control number GS06, set control number
+ * ST02), out of a whole interchange; everything when that set is not in it.
+ */
+export function onlySet(segments: readonly RenderedSegment[], groupControl: string, setControl: string): { segments: RenderedSegment[]; hidden: number } {
+  const out: RenderedSegment[] = [];
+  let group = '';
+  let inSet = false;
+  let found = false;
+  let hidden = 0;
+  const value = (s: RenderedSegment, i: number): string => (s.elements[i]?.value ?? '').trim();
+  for (const s of segments) {
+    if (s.id === 'GS') group = value(s, 5);
+    if (s.id === 'ST') {
+      inSet = group === groupControl && value(s, 1) === setControl;
+      if (inSet) found = true;
+      else hidden++;
+    }
+    const envelope = s.id === 'ISA' || s.id === 'IEA' || ((s.id === 'GS' || s.id === 'GE') && group === groupControl);
+    if (envelope || inSet) out.push(s);
+    if (s.id === 'SE') inSet = false;
+  }
+  return found ? { segments: out, hidden } : { segments: [...segments], hidden: 0 };
+}

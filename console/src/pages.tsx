@@ -168,7 +168,6 @@ export function TransactionsPage({ route }: { route: Route }): JSX.Element {
   const filters: Record<string, string | undefined> = {};
   for (const f of FILTERS) filters[f] = route.query.get(f) ?? undefined;
   const cursor = route.query.get('cursor') ?? undefined;
-  const back = route.query.get('back') ?? undefined;
   const key = JSON.stringify([filters, cursor]);
   const [data] = useLoad(() => api.get<{ ediTransactions: TransactionRow[]; pagination: Pagination }>('/platform/edi_transactions', { ...filters, cursor, limit: 50 }), [key]);
   const submit = (e: Event): void => {
@@ -239,7 +238,7 @@ export function TransactionsPage({ route }: { route: Route }): JSX.Element {
             <TransactionTable rows={r.ediTransactions} label="Transaction list" />
             <nav class="pager" aria-label="Pages">
               {cursor ? (
-                <a class="button secondary" href={href('/transactions', { ...filters, ...(back ? { cursor: back } : {}) })}>
+                <a class="button secondary" href={href('/transactions', filters)}>
                   First page
                 </a>
               ) : null}

@@ -31,6 +31,7 @@ let p: Pipeline;
 let browser: Browser;
 let consoleDir: string;
 let inbound: StoredTransaction;
+let flagged: StoredTransaction;
 let ack: StoredTransaction;
 let invoice: StoredTransaction;
 
@@ -88,10 +89,13 @@ beforeAll(async () => {
     session.end();
   }
   [p, browser] = await Promise.all([startPipeline(configDoc(), { env: { TDX_CONSOLE_DIR: consoleDir } }), chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-dev-shm-usage'] })]);
-  const r = await p.submitEdi('SHIP', interchange({ control: Math.floor(Math.random() * 1e8), groups: [{ sets: [po850(po)] }] }));
+  // a second order whose BEG05 is month 13: delivered with an invalid_date warning
+  const badDate = { id: '850', control: '0002', segments: [{ id: 'BEG', elements: ['00', 'SA', `${po}-D`, '', '20261301'] }, ...po850(po).segments.slice(1)] };
+  const r = await p.submitEdi('SHIP', interchange({ control: Math.floor(Math.random() * 1e8), groups: [{ sets: [po850(po), badDate] }] }));
   expect(r.status).toBe(202);
-  const [settled, made] = await Promise.all([p.settled(r.body['traceGuid'] as string, 2), submit810('SHIP', base), submit810('SANDY', base)]);
-  inbound = settled.find((t) => t.transactionSetIdentifier === '850')!;
+  const [settled, made] = await Promise.all([p.settled(r.body['traceGuid'] as string, 3), submit810('SHIP', base), submit810('SANDY', base)]);
+  inbound = settled.find((t) => t.transactionSetIdentifier === '850' && t.reference === po)!;
+  flagged = settled.find((t) => t.reference === `${po}-D`)!;
   ack = settled.find((t) => t.transactionSetIdentifier === '997')!;
   invoice = made;
   mkdirSync(shots, { recursive: true });
@@ -135,7 +139,7 @@ describe('console', () => {
     await page.getByRole('heading', { name: /Overview/ }).waitFor();
     const row = page.getByRole('region', { name: 'Documents by partner and status' }).getByRole('row', { name: /SHIP inbound/ });
     await row.waitFor();
-    expect(await row.textContent()).toMatch(/SHIP\s*inbound\s*1\s*0\s*0/);
+    expect(await row.textContent()).toMatch(/SHIP\s*inbound\s*2\s*0\s*0/);
     expect(await violations(page)).toEqual([]);
     await shot(page, 'overview');
     await context.close();
@@ -147,10 +151,11 @@ describe('console', () => {
     await page.getByLabel('Reference').fill(po);
     await page.getByRole('button', { name: 'Search' }).click();
     const rows = page.getByRole('region', { name: 'Transaction list' }).getByRole('row');
-    await eventually(async () => ((await rows.count()) === 2 ? true : undefined), 15_000, 'one transaction row');
+    // the prefix finds both orders
+    await eventually(async () => ((await rows.count()) === 3 ? true : undefined), 15_000, 'two transaction rows');
     expect(await violations(page)).toEqual([]);
     await shot(page, 'transactions');
-    await page.getByRole('link', { name: `Transaction ${po}` }).click();
+    await page.getByRole('link', { name: `Transaction ${po}`, exact: true }).click();
     await page.getByRole('heading', { name: new RegExp(`850 inbound .*${po}`) }).waitFor();
     expect(page.url()).toContain(`#/transactions/${inbound.id}`);
     const beg = page.locator('li[data-segment="BEG"]');
@@ -178,10 +183,28 @@ describe('console', () => {
     await shot(page, 'trace');
     // the 997's elements read as words: AK501 A is "Accepted"
     await page.getByRole('link', { name: /997 outbound/ }).click();
-    const ak5 = page.locator('li[data-segment="AK5"]');
+    // one AK2 loop per order of the interchange; the first answers the order read above
+    const ak5 = page.locator('li[data-segment="AK5"]').first();
     await ak5.locator('summary').click();
     expect(await ak5.locator('dt[data-element="AK501"] + dd').textContent()).toMatch(/^A\s*Accepted$/);
     expect(page.url()).toContain(ack.id);
+    await context.close();
+  });
+
+  it('marks the segment and element a warning names', async () => {
+    const { context, page } = await signedIn(p.keys.standard);
+    await page.goto(`${p.url}/console#/transactions/${flagged.id}`);
+    await page.getByText('invalid_date').first().waitFor();
+    const beg = page.locator('li[data-segment="BEG"]');
+    // the interchange holds both orders; the page shows this one's set
+    await page.getByText('holds 1 other transaction set(s)').waitFor();
+    expect(await beg.getAttribute('class')).toContain('flagged');
+    await beg.locator('summary').click();
+    const date = beg.locator('dt[data-element="BEG05"] + dd');
+    expect(await date.getAttribute('class')).toBe('flagged');
+    expect(await date.textContent()).toContain('20261301');
+    // the other segments carry no mark
+    expect(await page.locator('li.seg.flagged').count()).toBe(1);
     await context.close();
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderX12 } from '../../../console/src/edi.ts';
+import { onlySet, renderX12 } from '../../../console/src/edi.ts';
 import { writeInterchange } from '../../../src/x12/index.ts';
 
 const edi = (id: string, segments: { id: string; elements: string[] }[], release = '004010'): string =>
@@ -49,5 +49,25 @@ describe('renderX12', () => {
     expect(segs.find((s) => s.id === 'AK1')!.elements[0]!.meaning).toBe('Purchase Order (850)');
     expect(segs.find((s) => s.id === 'ZZZ')).toMatchObject({ name: null });
     expect(renderX12('not edi')).toEqual([]);
+  });
+});
+
+describe('onlySet', () => {
+  it('keeps the envelopes and the one set named by its group and set control numbers', () => {
+    const text = writeInterchange({ sender: { qualifier: 'ZZ', id: 'THEM' }, receiver: { qualifier: 'ZZ', id: 'US' }, interchangeControlNumber: 9, usageIndicator: 'P', date: new Date('2026-03-01T10:00:00Z') }, [
+      {
+        controlNumber: 9,
+        release: '004010',
+        sets: [
+          { transactionSetIdentifier: '850', controlNumber: '0001', segments: [{ id: 'BEG', elements: ['00', 'SA', 'PO-A', '', '20260301'] }] },
+          { transactionSetIdentifier: '850', controlNumber: '0002', segments: [{ id: 'BEG', elements: ['00', 'SA', 'PO-B', '', '20260301'] }] },
+        ],
+      },
+    ]);
+    const { segments, hidden } = onlySet(renderX12(text), '9', '0002');
+    expect(hidden).toBe(1);
+    expect(segments.map((s) => s.id)).toEqual(['ISA', 'GS', 'ST', 'BEG', 'SE', 'GE', 'IEA']);
+    expect(segments[3]!.raw).toContain('PO-B');
+    expect(onlySet(renderX12(text), '9', '0404').segments).toHaveLength(renderX12(text).length);
   });
 });
