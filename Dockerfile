@@ -9,6 +9,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY . .
+# the operator console's static files (console/build.mjs; esbuild and preact are dependencies)
+RUN node console/build.mjs
 RUN mkdir -p /var/lib/tdx && chown node:node /var/lib/tdx && chmod +x deploy/docker-entrypoint.sh
 USER node
 EXPOSE 8080

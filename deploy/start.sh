@@ -15,14 +15,14 @@ export_stack_env
 node bin/tdx.mjs migrate
 
 # Demo organization: deploy/demo/apply-demo.sh creates it once (its id is kept in .data),
-# applies deploy/demo/config.yaml and prints a standard API key.
+# applies deploy/demo/config.yaml and prints a standard API key and the console's URL with it.
 if [ "${TDX_DEMO:-1}" != 0 ] && [ -f deploy/demo/apply-demo.sh ]; then
   bash deploy/demo/apply-demo.sh || echo "[start] the demo organization could not be set up (see above); the service starts anyway" >&2
 fi
 
 host=${TDX_API_HOST:-127.0.0.1}
 port=${TDX_API_PORT:-8080}
-echo "[start] API: ${TDX_PUBLIC_URL:-http://$host:$port} (GET /healthz, /readyz, /platform/...)" >&2
+echo "[start] API: ${TDX_PUBLIC_URL:-http://$host:$port} (GET /healthz, /readyz, /platform/...); operator console: ${TDX_PUBLIC_URL:-http://$host:$port}/console" >&2
 roles=${TDX_ROLES:-all}
 if [ "${TDX_METRICS:-on}" = off ]; then
   echo "[start] Metrics: off (TDX_METRICS=off)" >&2

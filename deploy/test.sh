@@ -25,9 +25,12 @@ ensure_node_modules || { echo "npm ci failed" >&2; exit 1; }
 # promtool and prometheus (Debian's prometheus package) for the observability tests
 step prometheus bash deploy/observability/ensure-prometheus.sh
 step typecheck npx tsc -p tsconfig.json --noEmit
+step typecheck-console npx tsc -p console/tsconfig.json --noEmit
 step lint npx eslint --max-warnings 0 .
 step unit env TEST_MODE=unit npx vitest run --reporter=default --reporter=json --outputFile.json="$results/unit.json"
 step stack bash deploy/stack.sh start
+# the console's browser tests drive Debian's chromium (installed here when missing)
+step chromium bash deploy/chromium.sh
 if [[ " ${failed[*]} " != *" stack "* ]]; then
   export_stack_env
   step integration env TEST_MODE=integration npx vitest run --reporter=default --reporter=json --outputFile.json="$results/integration.json"

@@ -4,6 +4,7 @@
  * deeply frozen `Config` that callers pass down (no module imports configuration globally).
  * docs/configuration.md lists every variable.
  */
+import { fileURLToPath } from 'node:url';
 import { TdxError } from './errors.ts';
 
 export interface Config {
@@ -37,6 +38,11 @@ export interface Config {
     readonly logVisibilityLagMs: number;
     /** Largest request body of a document submission (EDI or JSON), in bytes. @default 104857600 */
     readonly maxSubmissionBytes: number;
+    /**
+     * Folder of the built operator console (console/, built by `npm run build` into dist/console),
+     * served at /console. @default "<package>/dist/console"
+     */
+    readonly consoleDir: string;
     /** How long a process reuses a valid API key's lookup; a revocation takes effect within it (0: look up every request). @default 1000 */
     readonly keyCacheMs: number;
   };
@@ -278,6 +284,7 @@ export function loadConfig(env: Env = process.env): Config {
       logVisibilityLagMs: r.int('TDX_LOG_VISIBILITY_LAG_MS', 5000, 0, 60_000),
       maxSubmissionBytes: r.int('TDX_MAX_SUBMISSION_BYTES', 100 * 1024 * 1024, 1, 4 * 1024 * 1024 * 1024),
       keyCacheMs: r.int('TDX_API_KEY_CACHE_MS', 1000, 0, 60_000),
+      consoleDir: r.string('TDX_CONSOLE_DIR', fileURLToPath(new URL('../dist/console', import.meta.url))),
     },
     kafka: {
       brokers: r.list('KAFKA_BROKERS', ['127.0.0.1:9092']),

@@ -47,6 +47,7 @@ import { completeAwaitedDelivery, noteOnAwaitedDelivery } from './nodes/as2_send
 import { As2PipelineTransport } from './adapters/as2/pipeline.ts';
 import { CassandraAs2AwaitedMdns, CassandraAs2Directory, CassandraAs2ReceivedMessages } from './adapters/cassandra/as2-store.ts';
 import { as2Router } from './http/as2/routes.ts';
+import { consoleRouter } from './http/console.ts';
 import { as2MdnWaitJob } from './roles/jobs/as2-mdn-wait.ts';
 import { metricsListenerRole } from './roles/metrics-listener.ts';
 import { meteredAs2, meteredAs2Completion, meteredAs2Received, meteredPollStates, meteredSftpUploads, meteredWebhooks } from './adapters/metrics/delivery.ts';
@@ -224,9 +225,12 @@ export async function sftpPoller(resources: Resources): Promise<SftpPoller> {
 /** The scheduler's SFTP polling duty. */
 const sftpPolling: SchedulerJobFactory = async (r) => sftpPollJob(await sftpPoller(r), r.config.sftp.pollTickMs, r.logger.child({ role: 'scheduler', job: 'sftp-poll' }));
 
+/** The operator console's static files at /console (docs/console.md). */
+const consoleRouters: RouterFactory = async (r) => [await consoleRouter(r.config.api.consoleDir)];
+
 /** What this build provides. */
 export const defaultParts: ServiceParts = {
-  routers: [platformRouters, as2Routers],
+  routers: [platformRouters, as2Routers, consoleRouters],
   nodes: {
     partner_endpoint: node(partnerEndpointNode),
     sftp_fetch: node(sftpFetchNode),

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Applies the demo configuration to a demo organization and prints a standard API key.
+# Applies the demo configuration to a demo organization and prints a standard API key and the
+# operator console's address that signs in with it (/console#key=...).
 # The organization id is kept in $TDX_DATA_DIR/demo-org-id (default .data), so running this
 # again reuses the organization and the apply changes nothing. Needs the stack up and
 # `npx tdx migrate` run.
@@ -36,3 +37,5 @@ node bin/tdx.mjs config apply deploy/demo/config.yaml --org "$org" --author demo
 key="$(node bin/tdx.mjs admin key create --org "$org" --kind standard --name demo 2>/dev/null)"
 echo "demo organization: $org"
 echo "standard API key (shown once): $key"
+# the operator console signs in from the fragment and removes the key from the address bar
+echo "console: ${TDX_PUBLIC_URL:-http://${TDX_API_HOST:-127.0.0.1}:${TDX_API_PORT:-8080}}/console#key=$key"
