@@ -111,7 +111,9 @@ export const param = {
       in: 'query',
       required: false,
       description: `${description}. Opaque: pass the value the service returned as it is, never build or change one. It is signed for the organization, the endpoint and the filters of the request that returned it; any other string, however well formed, is refused with 400 invalid_parameter.`,
-      schema: { type: 'string', minLength: 1, maxLength: MAX_CURSOR_LENGTH },
+      // the shape of every cursor the service issues (two base64url parts); the shape alone is
+      // never enough, the signature decides
+      schema: { type: 'string', minLength: 1, maxLength: MAX_CURSOR_LENGTH, pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$' },
       refuse: (v) => invalid('cursor', v === '' ? 'Query parameter "cursor" is empty.' : INVALID_CURSOR_MESSAGE),
     };
   },
@@ -168,6 +170,11 @@ export function compileSchema(schema: Json): ValidateFunction {
   return ajv().compile(schema);
 }
 
+/** ajv's errors as one line. */
+export function ajvErrorsText(errs: ErrorObject[] | null | undefined): string {
+  return ajv().errorsText(errs);
+}
+
 /** The JSON Schema of an operation's query object (one property per query parameter). */
 export function querySchema(parameters: readonly ParamDef[]): Json {
   const query = parameters.filter((p) => p.in === 'query');
@@ -180,6 +187,11 @@ export function querySchema(parameters: readonly ParamDef[]): Json {
 }
 
 const INTEGER = /^-?\d+$/;
+
+/** What the HTTP server itself answers, before any route, to every operation. */
+const HTTP_SERVER_RESPONSES: Record<string, Json> = {
+  '431': { description: 'the request line and headers are larger than the HTTP server takes (16 KB, such as a query of very long values); answered with no body' },
+};
 
 export function defineOperation<const P extends readonly ParamDef[]>(def: OperationDef<P>): Operation<P> {
   const query = def.parameters.filter((p) => p.in === 'query');
@@ -195,7 +207,7 @@ export function defineOperation<const P extends readonly ParamDef[]>(def: Operat
           ? { parameters: def.parameters.map((p) => ({ name: p.name, in: p.in, required: p.required, description: p.description, schema: p.schema })) }
           : {}),
         ...(def.requestBody === undefined ? {} : { requestBody: def.requestBody }),
-        responses: def.responses,
+        responses: { ...def.responses, ...HTTP_SERVER_RESPONSES },
       };
     },
     parseQuery(raw: Query): ParsedQuery<P> {
