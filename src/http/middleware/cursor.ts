@@ -10,6 +10,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { errors } from '../../errors.ts';
 
+/** The message every cursor that is not the service's own gets (400 `invalid_parameter`). */
+export const INVALID_CURSOR_MESSAGE = 'Query parameter "cursor" is not valid for this request: pass nextCursor unchanged, with the same filters, to the endpoint that returned it.';
+
+/** Longest cursor taken; the service's own are far shorter. */
+export const MAX_CURSOR_LENGTH = 2048;
+
 export interface CursorScope {
   /** Endpoint name, such as `GET /platform/flows`. */
   readonly endpoint: string;
@@ -37,9 +43,9 @@ export class CursorCodec {
 
   /** The last key of a cursor issued for this scope; 400 `invalid_parameter` otherwise. */
   decode(scope: CursorScope, cursor: string): string {
-    const bad = (): Error => errors.invalidParameter('cursor', 'Query parameter "cursor" is not valid for this request: pass nextCursor unchanged, with the same filters, to the endpoint that returned it.');
+    const bad = (): Error => errors.invalidParameter('cursor', INVALID_CURSOR_MESSAGE);
     const dot = cursor.indexOf('.');
-    if (dot <= 0 || cursor.length > 2048) throw bad();
+    if (dot <= 0 || cursor.length > MAX_CURSOR_LENGTH) throw bad();
     const payload = cursor.slice(0, dot);
     const given = Buffer.from(cursor.slice(dot + 1), 'base64url');
     const want = this.mac(payload);

@@ -8,16 +8,17 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ConfigReadStore } from '../../domain/config-ports.ts';
 import type { RecordByKind, RecordKind } from '../../domain/config-plan.ts';
-import { DIRECTIONS, FLOW_STATUSES, type Direction, type MappingVersionRecord } from '../../domain/configuration.ts';
+import type { Direction, MappingVersionRecord } from '../../domain/configuration.ts';
 import { isWellFormedId } from '../../domain/ids.ts';
 import type { GuideVariant, ImplementationEngine } from '../../domain/implementation-engine.ts';
 import { mappingOutputSchema } from '../../domain/mapping-schema.ts';
 import { errors } from '../../errors.ts';
 import { requireAccess } from '../middleware/auth.ts';
 import type { CursorCodec, CursorScope } from '../middleware/cursor.ts';
-import { QueryParams } from '../middleware/params.ts';
 import { authOf } from '../middleware/state.ts';
 import * as views from './config-views.ts';
+import { configOperations as ops, configSchemas } from './config-operations.ts';
+import { documentOperation } from './openapi.ts';
 
 export interface ConfigRouteDeps {
   readonly store: ConfigReadStore;
@@ -50,16 +51,11 @@ export function registerConfigRoutes(router: Router, deps: ConfigRouteDeps): voi
     ctx.body = { [arrayName]: page.items.map(present), pagination: page.pagination };
   }
 
-  function plainList(q: QueryParams): { limit: number; cursor: string | undefined } {
-    const limit = q.limit();
-    const cursor = q.cursor();
-    q.rejectUnknown();
-    return { limit, cursor };
-  }
+  for (const op of Object.values(ops)) documentOperation(op, configSchemas);
 
   // --- connections ---
   router.get('/platform/connections', access, async (ctx) => {
-    const { limit, cursor } = plainList(new QueryParams(ctx.query));
+    const { limit, cursor } = ops.listConnections.parseQuery(ctx.query);
     const org = authOf(ctx).organizationId;
     const [items, partners] = await Promise.all([all(org, 'connection'), all(org, 'partner')]);
     respondPage(ctx, 'connections', '', 'connections', items, limit, cursor, (c) => views.connectionRow(c, partners));
@@ -71,7 +67,7 @@ export function registerConfigRoutes(router: Router, deps: ConfigRouteDeps): voi
 
   // --- envelopes ---
   router.get('/platform/envelopes', access, async (ctx) => {
-    const { limit, cursor } = plainList(new QueryParams(ctx.query));
+    const { limit, cursor } = ops.listEnvelopes.parseQuery(ctx.query);
     respondPage(ctx, 'envelopes', '', 'envelopes', await all(authOf(ctx).organizationId, 'envelope'), limit, cursor, views.envelopeRow);
   });
   router.get('/platform/envelopes/:id', access, async (ctx) => {
@@ -81,7 +77,7 @@ export function registerConfigRoutes(router: Router, deps: ConfigRouteDeps): voi
 
   // --- webhooks ---
   router.get('/platform/webhooks', access, async (ctx) => {
-    const { limit, cursor } = plainList(new QueryParams(ctx.query));
+    const { limit, cursor } = ops.listWebhooks.parseQuery(ctx.query);
     respondPage(ctx, 'webhooks', '', 'webhooks', await all(authOf(ctx).organizationId, 'webhook'), limit, cursor, views.webhookRow);
   });
   router.get('/platform/webhooks/:id', access, async (ctx) => {
@@ -91,11 +87,7 @@ export function registerConfigRoutes(router: Router, deps: ConfigRouteDeps): voi
 
   // --- flows (current versions only in the list; any version by id) ---
   router.get('/platform/flows', access, async (ctx) => {
-    const q = new QueryParams(ctx.query);
-    const partnerKey = q.string('partner');
-    const direction = q.oneOf('direction', DIRECTIONS);
-    const status = q.oneOf('status', FLOW_STATUSES);
-    const { limit, cursor } = plainList(q);
+    const { partner: partnerKey, direction, status, limit, cursor } = ops.listFlows.parseQuery(ctx.query);
     const org = authOf(ctx).organizationId;
     const filters = JSON.stringify([partnerKey?.toLowerCase() ?? null, direction ?? null, status ?? null]);
     const partnerId = partnerKey === undefined ? undefined : await store.partnerIdByKey(org, partnerKey);
@@ -118,10 +110,7 @@ export function registerConfigRoutes(router: Router, deps: ConfigRouteDeps): voi
     return store.mappingVersion(org, m.id, m.currentVersion);
   }
   router.get('/platform/mappings', access, async (ctx) => {
-    const q = new QueryParams(ctx.query);
-    const direction = q.oneOf('direction', DIRECTIONS);
-    const partnerKey = q.string('partner');
-    const { limit, cursor } = plainList(q);
+    const { direction, partner: partnerKey, limit, cursor } = ops.listMappings.parseQuery(ctx.query);
     const org = authOf(ctx).organizationId;
     const mc = await mappingContext(org);
     const partner = partnerKey === undefined ? undefined : (mc.partners.find((p) => p.key.toLowerCase() === partnerKey.toLowerCase()) ?? null);
@@ -141,7 +130,7 @@ export function registerConfigRoutes(router: Router, deps: ConfigRouteDeps): voi
     ctx.body = views.mappingShow(m, current, mc);
   });
   router.get('/platform/mappings/:id/versions', access, async (ctx) => {
-    const { limit, cursor } = plainList(new QueryParams(ctx.query));
+    const { limit, cursor } = ops.listMappingVersions.parseQuery(ctx.query);
     const m = await one(ctx, 'mapping', 'mapping');
     const org = authOf(ctx).organizationId;
     const versions = (await store.mappingVersions(org, m.id)).sort((a, b) => a.versionNumber - b.versionNumber);
@@ -160,9 +149,7 @@ export function registerConfigRoutes(router: Router, deps: ConfigRouteDeps): voi
 
   // --- implementations ---
   router.get('/platform/implementations', access, async (ctx) => {
-    const q = new QueryParams(ctx.query);
-    const set = q.matching('transactionSetIdentifier', /^\d{3}$/, 'a three-digit transaction set identifier such as 850');
-    const { limit, cursor } = plainList(q);
+    const { transactionSetIdentifier: set, limit, cursor } = ops.listImplementations.parseQuery(ctx.query);
     const all_ = await all(authOf(ctx).organizationId, 'implementation');
     const items = set === undefined ? all_ : all_.filter((i) => i.transactionSet.identifier === set);
     respondPage(ctx, 'implementations', JSON.stringify([set ?? null]), 'implementations', items, limit, cursor, (i) => views.implementationRow(i, all_));
@@ -184,9 +171,7 @@ export function registerConfigRoutes(router: Router, deps: ConfigRouteDeps): voi
     ctx.body = mappingOutputSchema(deps.engine, { direction, implementation: i, source });
   });
   router.get('/platform/implementations/:id/guide', access, async (ctx) => {
-    const q = new QueryParams(ctx.query);
-    const variant: GuideVariant = q.oneOf('variant', ['console', 'markdown'] as const) ?? 'console';
-    q.rejectUnknown();
+    const variant: GuideVariant = ops.implementationGuide.parseQuery(ctx.query).variant ?? 'console';
     const i = await one(ctx, 'implementation', 'implementation');
     ctx.type = variant === 'markdown' ? 'text/markdown; charset=utf-8' : 'text/plain; charset=utf-8';
     ctx.body = deps.engine.guide(i, variant);
@@ -198,7 +183,7 @@ export function registerConfigRoutes(router: Router, deps: ConfigRouteDeps): voi
 
   // --- sources ---
   router.get('/platform/sources', access, async (ctx) => {
-    const { limit, cursor } = plainList(new QueryParams(ctx.query));
+    const { limit, cursor } = ops.listSources.parseQuery(ctx.query);
     const org = authOf(ctx).organizationId;
     const [items, mappings] = await Promise.all([all(org, 'source'), all(org, 'mapping')]);
     respondPage(ctx, 'sources', '', 'sources', items, limit, cursor, (s) => views.sourceRow(s, mappings));
@@ -211,7 +196,7 @@ export function registerConfigRoutes(router: Router, deps: ConfigRouteDeps): voi
   // --- partners (DESIGN §3) ---
   const partnerAccess = requireAccess('partners');
   router.get('/platform/partners', partnerAccess, async (ctx) => {
-    const { limit, cursor } = plainList(new QueryParams(ctx.query));
+    const { limit, cursor } = ops.listPartners.parseQuery(ctx.query);
     respondPage(ctx, 'partners', '', 'partners', await all(authOf(ctx).organizationId, 'partner'), limit, cursor, views.partnerRow);
   });
   router.get('/platform/partners/:key', partnerAccess, async (ctx) => {

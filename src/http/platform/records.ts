@@ -14,18 +14,12 @@
  */
 import { mayAccess, type EndpointGroup, type KeyKind } from '../../domain/api-keys.ts';
 import type { ConfigReadStore } from '../../domain/config-ports.ts';
-import { DIRECTIONS } from '../../domain/configuration.ts';
 import { isWellFormedId } from '../../domain/ids.ts';
 import { parseJsonPath, resolveJsonPath, shapeOf } from '../../domain/payload.ts';
 import { CONTRACT_RETENTION_SECONDS, agedOut, retentionText, visibleDeliveredAt } from '../../domain/retention.ts';
 import type { ArtifactStore, ResultStore, SandboxReceiptStore, TransactionResultsReader, TransactionStore } from '../../domain/processing-ports.ts';
 import type { FeedFilters, Position, RecordLists, ResultFilters, TransactionFilters } from '../../domain/records-query.ts';
 import {
-  ACKNOWLEDGMENT_STATUSES,
-  RESULT_STATUSES,
-  TRANSACTION_STATUSES,
-  clampMicros,
-  parseIsoMicros,
   type ArtifactPointer,
   type ArtifactRecord,
   type Micros,
@@ -44,7 +38,8 @@ import {
 } from '../../domain/views.ts';
 import { TdxError, errors } from '../../errors.ts';
 import type { CursorCodec, CursorScope } from '../middleware/cursor.ts';
-import { QueryParams } from '../middleware/params.ts';
+import { timestampMicros, type Query } from './operation.ts';
+import { recordOperations as ops } from './records-operations.ts';
 
 /** Who is asking: the key's organization and kind. */
 export interface Caller {
@@ -79,8 +74,7 @@ export interface RecordsDeps {
   readonly retentionSeconds?: number;
 }
 
-/** Query parameters as Koa gives them (and the MCP tools build them). */
-export type Query = Record<string, string | string[] | undefined>;
+export type { Query } from './operation.ts';
 
 /** A payload answer: a value to render, or the stored document to stream. */
 export type PayloadAnswer =
@@ -93,9 +87,6 @@ export interface ArtifactAnswer {
   readonly chunks: AsyncIterable<Buffer>;
 }
 
-const ACK_FILTERS = [...ACKNOWLEDGMENT_STATUSES.filter((s) => s === 'unacknowledged'), 'acknowledged', 'accepted', 'rejected'] as const;
-const LOG_FILTER_LEVELS = ['info', 'warn', 'error'] as const;
-const BOOLEANS = ['true', 'false'] as const;
 
 /** `<createdAt>:<id>` of a cursor. */
 const posKey = (p: Position): string => `${p.createdAt}:${p.id}`;
@@ -107,23 +98,10 @@ function posOf(key: string): Position | null {
   return Number.isSafeInteger(createdAt) ? { createdAt, id: key.slice(i + 1) } : null;
 }
 
-function timestamp(q: QueryParams, name: string): Micros | undefined {
-  const v = q.string(name);
-  if (v === undefined) return undefined;
-  const us = parseIsoMicros(v);
-  if (us === null) throw errors.invalidParameter(name, `Query parameter "${name}" must be an ISO 8601 timestamp with a time zone, such as 2026-03-01T10:00:00Z; got "${v}".`);
+/** A timestamp parameter (already checked against its schema) in microseconds. */
+function micros(v: string | undefined): Micros | undefined {
   // a bound before 1900 or after 2254 selects what the span's edge selects (domain/records.ts)
-  return clampMicros(us);
-}
-
-function nonEmpty(q: QueryParams, name: string): string | undefined {
-  const v = q.string(name);
-  if (v === '') throw errors.invalidParameter(name, `Query parameter "${name}" is empty.`);
-  return v;
-}
-
-function compactOf(q: QueryParams): boolean {
-  return q.oneOf('compact', BOOLEANS) === 'true';
+  return v === undefined ? undefined : timestampMicros(v);
 }
 
 /** Canonical text of filters for a cursor's scope. */
@@ -180,28 +158,23 @@ export class RecordsReader {
   /** GET /platform/edi_transactions: newest first. */
   async listTransactions(caller: Caller, query: Query): Promise<Record<string, unknown>> {
     this.access(caller, 'transactions');
-    const q = new QueryParams(query);
-    const direction = q.oneOf('direction', DIRECTIONS);
-    const incoming = q.oneOf('incoming', BOOLEANS);
+    const q = ops.listTransactions.parseQuery(query);
+    const { direction, incoming, compact, limit, cursor } = q;
     if (direction !== undefined && incoming !== undefined && (direction === 'inbound') !== (incoming === 'true')) {
       throw errors.invalidParameter('incoming', `Query parameters "direction" (${direction}) and "incoming" (${incoming}) disagree: incoming=true is direction=inbound.`);
     }
     const filters: TransactionFilters = {
       direction: direction ?? (incoming === undefined ? undefined : incoming === 'true' ? 'inbound' : 'outbound'),
-      transactionSetIdentifier: nonEmpty(q, 'transaction_set_identifier'),
-      partner: nonEmpty(q, 'partner'),
-      referencePrefix: nonEmpty(q, 'reference'),
-      trace: nonEmpty(q, 'trace'),
-      status: q.oneOf('status', TRANSACTION_STATUSES),
-      warnings: ((w) => (w === undefined ? undefined : w === 'true'))(q.oneOf('warnings', BOOLEANS)),
-      ackStatus: q.oneOf('ack_status', ACK_FILTERS),
-      since: timestamp(q, 'since'),
-      until: timestamp(q, 'until'),
+      transactionSetIdentifier: q.transaction_set_identifier,
+      partner: q.partner,
+      referencePrefix: q.reference,
+      trace: q.trace,
+      status: q.status,
+      warnings: q.warnings === undefined ? undefined : q.warnings === 'true',
+      ackStatus: q.ack_status,
+      since: micros(q.since),
+      until: micros(q.until),
     };
-    const compact = compactOf(q);
-    const limit = q.limit();
-    const cursor = q.cursor();
-    q.rejectUnknown();
     const scope: CursorScope = { endpoint: 'edi_transactions', organizationId: caller.organizationId, filters: filtersText({ ...filters, partner: filters.partner?.toLowerCase() }) };
     const before = this.decode(scope, cursor);
     if (filters.since !== undefined && filters.until !== undefined && filters.until <= filters.since) {
@@ -211,7 +184,7 @@ export class RecordsReader {
     const last = page.rows[page.rows.length - 1];
     const now = this.now();
     return {
-      ediTransactions: page.rows.map((row) => this.delivered(row, now)).map(compact ? compactTransactionListRowView : transactionListRowView),
+      ediTransactions: page.rows.map((row) => this.delivered(row, now)).map(compact === 'true' ? compactTransactionListRowView : transactionListRowView),
       pagination: { hasMore: page.more, nextCursor: page.more && last ? this.cursors.encode(scope, posKey(last)) : null },
     };
   }
@@ -265,13 +238,10 @@ export class RecordsReader {
    */
   async listResults(caller: Caller, query: Query): Promise<Record<string, unknown>> {
     this.access(caller, 'results');
-    const q = new QueryParams(query);
-    const filters: ResultFilters = { trace: nonEmpty(q, 'trace'), node: nonEmpty(q, 'node') };
-    const status = q.oneOf('status', RESULT_STATUSES);
-    const compact = compactOf(q);
-    const limit = q.limit();
-    const cursor = q.cursor();
-    q.rejectUnknown();
+    const q = ops.listResults.parseQuery(query);
+    const filters: ResultFilters = { trace: q.trace, node: q.node };
+    const { status, limit, cursor } = q;
+    const compact = q.compact === 'true';
     const scope: CursorScope = { endpoint: 'results', organizationId: caller.organizationId, filters: filtersText({ ...filters, status }) };
     const before = this.decode(scope, cursor);
     const sift = status !== undefined || caller.kind === 'sandbox';
@@ -310,14 +280,12 @@ export class RecordsReader {
    * as a value. `maxBytes` (the MCP tool's limit) refuses a payload larger than it.
    */
   async payload(caller: Caller, id: string, query: Query, maxBytes?: number): Promise<PayloadAnswer> {
-    const q = new QueryParams(query);
-    const jsonPath = q.string('jsonPath');
-    const keysOnly = q.oneOf('keysOnly', BOOLEANS) === 'true';
-    q.rejectUnknown();
+    const q = ops.payload.parseQuery(query);
+    const jsonPath = q.jsonPath;
+    const keysOnly = q.keysOnly === 'true';
+    // the schema's pattern and parseJsonPath agree: a path of one or more non-empty keys
     const segments = jsonPath === undefined ? null : parseJsonPath(jsonPath);
-    if (jsonPath !== undefined && segments === null) {
-      throw errors.invalidParameter('jsonPath', `Query parameter "jsonPath" must be dot-separated keys and array indexes, such as "heading.0.name"; got "${jsonPath}".`);
-    }
+    if (jsonPath !== undefined && segments === null) throw ops.payload.parameters[1].refuse(jsonPath);
     const r = await this.readableResult(caller, id);
     let format: 'json' | 'edi' | 'error';
     let whole: unknown;
@@ -415,17 +383,10 @@ export class RecordsReader {
    */
   async feed(caller: Caller, query: Query): Promise<Record<string, unknown>> {
     this.access(caller, 'feed');
-    const q = new QueryParams(query);
-    const filters: FeedFilters = {
-      partner: nonEmpty(q, 'partner'),
-      direction: q.oneOf('direction', DIRECTIONS),
-      status: q.oneOf('status', RESULT_STATUSES),
-      trace: nonEmpty(q, 'trace'),
-    };
-    const since = timestamp(q, 'since') ?? null;
-    const limit = q.limit();
-    const cursor = q.cursor();
-    q.rejectUnknown();
+    const q = ops.feed.parseQuery(query);
+    const filters: FeedFilters = { partner: q.partner, direction: q.direction, status: q.status, trace: q.trace };
+    const since = micros(q.since) ?? null;
+    const { limit, cursor } = q;
     // `since` only places the start: a cursor carries on from its position whatever `since` says
     const scope: CursorScope = { endpoint: 'feed_entries', organizationId: caller.organizationId, filters: filtersText({ ...filters, partner: filters.partner?.toLowerCase() }) };
     const after = this.decode(scope, cursor);
@@ -445,14 +406,8 @@ export class RecordsReader {
   /** GET /platform/logs: one trace, oldest first, entries younger than logVisibilityLagMs withheld. */
   async logs(caller: Caller, query: Query): Promise<Record<string, unknown>> {
     this.access(caller, 'logs');
-    const q = new QueryParams(query);
-    const trace = q.string('trace');
-    const level = q.oneOf('level', LOG_FILTER_LEVELS);
-    const since = timestamp(q, 'since') ?? null;
-    const limit = q.limit();
-    const cursor = q.cursor();
-    q.rejectUnknown();
-    if (trace === undefined || trace === '') throw errors.missingParameter('trace');
+    const { trace, level, since: sinceText, limit, cursor } = ops.logs.parseQuery(query);
+    const since = micros(sinceText) ?? null;
     const scope: CursorScope = { endpoint: 'logs', organizationId: caller.organizationId, filters: filtersText({ trace, level }) };
     const after = this.decode(scope, cursor);
     const bound = this.now() - this.deps.settings.logVisibilityLagMs * 1000;

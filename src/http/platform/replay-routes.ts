@@ -22,7 +22,8 @@ import type { ReplayCommand } from '../../wire/replay-command.v1.ts';
 import type { TransactionChange } from '../../wire/transaction-change.v1.ts';
 import { requireAccess } from '../middleware/auth.ts';
 import { authOf } from '../middleware/state.ts';
-import { documentPath } from './openapi.ts';
+import { defineOperation, param } from './operation.ts';
+import { documentOperation, errorResponse, jsonResponse, rateLimitedResponse, ref } from './openapi.ts';
 import { withTimeout, type WorkProducer } from './submission-routes.ts';
 
 export interface ReplayRouteDeps extends ReplayLoadDeps {
@@ -36,6 +37,32 @@ export interface ReplayRouteDeps extends ReplayLoadDeps {
 }
 
 const PRODUCE_TIMEOUT_MS = 10_000;
+
+const REPLAY_ACCEPTED = { type: 'object', properties: { message: { type: 'string' }, ediTransactionId: { type: 'string' }, traceGuid: { type: 'string' } }, required: ['message', 'ediTransactionId', 'traceGuid'] };
+
+const replayOperation = (kind: ReplayKind, codes: string) =>
+  defineOperation({
+    method: 'post',
+    path: `/platform/edi_transactions/{id}/${kind}`,
+    summary: kind === 'resend' ? 'Resend an outbound document byte for byte, on its original trace' : 'Redeliver an inbound document through its delivery node, on its original trace',
+    description: 'No body. 202 means started, not landed. 422 answers a transaction the replay cannot run for (its code says why); that is the state of the transaction, not a fault of the request.',
+    tags: ['transactions'],
+    parameters: [param.path('id', 'transaction id')],
+    responses: {
+      '202': jsonResponse('started, not landed', ref('ReplayAccepted')),
+      '401': errorResponse('unauthorized'),
+      '403': errorResponse('forbidden: read-only and sandbox keys'),
+      '404': errorResponse('not_found: no such transaction in the organization'),
+      '422': errorResponse(codes),
+      '429': rateLimitedResponse('rate_limited: more than 10 resends and redeliveries a minute on the key (or the 240 a minute budget)'),
+    },
+  });
+
+/** The two replay operations. */
+export const replayOperations = {
+  resend: replayOperation('resend', 'not_outbound, document_not_generated, content_unavailable, delivery_node_missing, not_flow_delivered, delivery_target_missing'),
+  redeliver: replayOperation('redeliver', 'not_inbound, content_unavailable, delivery_node_missing, delivery_target_missing, delivery_not_reached, poll_delivery'),
+};
 
 export function registerReplayRoutes(router: Router, deps: ReplayRouteDeps): void {
   const now = deps.now ?? (() => Date.now() * 1000);
@@ -74,24 +101,6 @@ export function registerReplayRoutes(router: Router, deps: ReplayRouteDeps): voi
   router.post('/platform/edi_transactions/:id/resend', requireAccess('replay'), deps.replayRateLimit, route('resend'));
   router.post('/platform/edi_transactions/:id/redeliver', requireAccess('replay'), deps.replayRateLimit, route('redeliver'));
 
-  const err = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
-  const operation = (kind: ReplayKind, codes: string) => ({
-    post: {
-      summary: kind === 'resend' ? 'Resend an outbound document byte for byte, on its original trace' : 'Redeliver an inbound document through its delivery node, on its original trace',
-      tags: ['transactions'],
-      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-      responses: {
-        '202': { description: 'started, not landed', content: { 'application/json': { schema: { $ref: '#/components/schemas/ReplayAccepted' } } } },
-        '401': err('unauthorized'),
-        '403': err('forbidden: read-only and sandbox keys'),
-        '404': err('not_found: no such transaction in the organization'),
-        '422': err(codes),
-        '429': { ...err('rate_limited: more than 10 resends and redeliveries a minute on the key (or the 240 a minute budget)'), headers: { 'Retry-After': { schema: { type: 'integer' } } } },
-      },
-    },
-  });
-  documentPath('/platform/edi_transactions/{id}/resend', operation('resend', 'not_outbound, document_not_generated, content_unavailable, delivery_node_missing, not_flow_delivered, delivery_target_missing'), {
-    ReplayAccepted: { type: 'object', properties: { message: { type: 'string' }, ediTransactionId: { type: 'string' }, traceGuid: { type: 'string' } }, required: ['message', 'ediTransactionId', 'traceGuid'] },
-  });
-  documentPath('/platform/edi_transactions/{id}/redeliver', operation('redeliver', 'not_inbound, content_unavailable, delivery_node_missing, delivery_target_missing, delivery_not_reached, poll_delivery'));
+  documentOperation(replayOperations.resend, { ReplayAccepted: REPLAY_ACCEPTED });
+  documentOperation(replayOperations.redeliver);
 }

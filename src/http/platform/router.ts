@@ -1,7 +1,7 @@
 /**
  * The /platform router: every endpoint authenticates the key, counts against the key's shared
  * per-minute budget, then checks the key kind for its endpoint group. Other endpoint modules
- * register their routes on the router this returns (and document them with `documentPath`).
+ * register their routes on the router this returns (and document them with `documentOperation`).
  */
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
@@ -15,7 +15,7 @@ import { rateLimit } from '../middleware/rate-limit.ts';
 import { registerConfigRoutes } from './config-routes.ts';
 import { registerSubmissionRoutes, type SubmissionDeps } from './submission-routes.ts';
 import { registerReplayRoutes, type ReplayRouteDeps } from './replay-routes.ts';
-import { openApiDocument } from './openapi.ts';
+import { documentOperation, openApiDocument, openApiOperation } from './openapi.ts';
 import { RecordsReader, type RecordsDeps } from './records.ts';
 import { registerRecordRoutes } from './records-routes.ts';
 import { registerMcpRoute } from '../mcp/routes.ts';
@@ -53,6 +53,7 @@ export function createPlatformRouter(deps: PlatformDeps): PlatformRouter {
   router.get('/platform/openapi.json', requireAccess('documentation'), (ctx) => {
     ctx.body = openApiDocument(deps.api.publicUrl);
   });
+  documentOperation(openApiOperation);
   const replayRateLimit = rateLimit({ store: deps.rateLimits, scope: 'replay', perMinute: deps.api.replayRateLimitPerMinute });
   if (deps.submissions) registerSubmissionRoutes(router, { ...deps.submissions, store: deps.configStore });
   if (deps.replays) registerReplayRoutes(router, { ...deps.replays, replayRateLimit });

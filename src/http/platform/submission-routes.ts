@@ -21,6 +21,7 @@
  *   given); read-only and sandbox keys 403.
  */
 import type Router from '@koa/router';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { Context } from 'koa';
 import type { ConfigReadStore } from '../../domain/config-ports.ts';
 import type { FlowRecord, PartnerRecord } from '../../domain/configuration.ts';
@@ -34,7 +35,81 @@ import type { StageMessage } from '../../wire/stage.v1.ts';
 import { stageTopic } from '../../wire/topics.ts';
 import { requireAccess } from '../middleware/auth.ts';
 import { authOf } from '../middleware/state.ts';
-import { documentPath } from './openapi.ts';
+import { compileSchema, defineOperation, param, type Json } from './operation.ts';
+import { documentOperation, errorResponse, jsonResponse, rateLimitedResponse, ref } from './openapi.ts';
+
+/**
+ * What the service takes as an interchange: optional byte order mark and white space (space,
+ * tab, line feed, carriage return, NUL), then the ISA segment's tag. `checkInterchangeStart`
+ * checks exactly this on the first bytes; the request body schemas state it.
+ */
+export const INTERCHANGE_PATTERN = '^\\uFEFF?[ \\t\\n\\r\\u0000]*ISA';
+
+const ACCEPTED = { type: 'object', properties: { message: { type: 'string' }, traceGuid: { type: 'string' } }, required: ['message', 'traceGuid'] };
+
+/** The body of an outbound document submission. */
+export const DOCUMENT_SUBMISSION_SCHEMA: Json = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['transactionSetIdentifier', 'document'],
+  properties: {
+    transactionSetIdentifier: { type: 'string', pattern: '^[0-9]{3}$', description: 'the transaction set to send, such as 810' },
+    release: { type: ['string', 'null'], pattern: '^[0-9]{6}[A-Z0-9]*$', description: 'such as 004010 or 005010X222A1; absent or null: the one of the partner\'s setting' },
+    usageIndicator: { enum: ['P', 'T', 'I', null], description: 'absent or null: the one of the partner\'s setting' },
+    document: {
+      description: 'the JSON document: an object, or a non-empty array of objects (one transaction set each)',
+      oneOf: [{ type: 'object' }, { type: 'array', minItems: 1, items: { type: 'object' } }],
+    },
+  },
+};
+
+const submissionErrors = (flowCode: string): Record<string, Json> => ({
+  '401': errorResponse('unauthorized'),
+  '403': errorResponse('forbidden: read-only and sandbox keys'),
+  '404': errorResponse('not_found: no partner with this key'),
+  '413': errorResponse('payload_too_large'),
+  '422': errorResponse(flowCode),
+  '429': rateLimitedResponse('rate_limited'),
+});
+
+/** The two submission operations. */
+export const submissionOperations = {
+  edi: defineOperation({
+    method: 'post',
+    path: '/platform/partners/{key}/edi',
+    summary: 'Submit an interchange as if the partner had sent it (preview)',
+    description: 'The body is the interchange (it must start with the ISA segment, after an optional byte order mark and white space), raw or as JSON {"edi": "..."}. 422 no_inbound_flow answers a partner without an active inbound flow: the state of the configuration, not a fault of the request.',
+    tags: ['partners'],
+    parameters: [param.path('key', 'partner key, any case')],
+    requestBody: {
+      required: true,
+      content: {
+        'application/edi-x12': { schema: { type: 'string', pattern: INTERCHANGE_PATTERN } },
+        'text/plain': { schema: { type: 'string', pattern: INTERCHANGE_PATTERN } },
+        [JSON_CONTENT_TYPE]: { schema: { type: 'object', properties: { edi: { type: 'string', pattern: INTERCHANGE_PATTERN } }, required: ['edi'] } },
+      },
+    },
+    responses: {
+      '202': jsonResponse('stored and accepted for processing', ref('Accepted')),
+      '400': errorResponse('invalid_body: empty, not JSON, or not an X12 interchange'),
+      ...submissionErrors('no_inbound_flow'),
+    },
+  }),
+  documents: defineOperation({
+    method: 'post',
+    path: '/platform/partners/{key}/documents',
+    summary: "Send the organization's JSON document to the partner as EDI (preview)",
+    description: '422 no_outbound_flow answers a set (and release) no active outbound flow of the partner handles: the state of the configuration, not a fault of the request.',
+    tags: ['partners'],
+    parameters: [param.path('key', 'partner key, any case')],
+    requestBody: { required: true, content: { [JSON_CONTENT_TYPE]: { schema: DOCUMENT_SUBMISSION_SCHEMA } } },
+    responses: {
+      '202': jsonResponse('stored and accepted for processing', ref('Accepted')),
+      '400': errorResponse('invalid_body: not JSON, or a field missing or of the wrong type (the message and `reason` name it)'),
+      ...submissionErrors('no_outbound_flow: no active outbound flow of the partner handles the set (and release)'),
+    },
+  }),
+};
 
 /** Produces work items (the nodes' Emitter, narrowed). */
 export interface WorkProducer {
@@ -195,35 +270,7 @@ export function registerSubmissionRoutes(router: Router, deps: SubmissionDeps): 
     ctx.body = { message: `Interchange accepted for partner ${partner.key}; it is processed on trace ${traceGuid}.`, traceGuid };
   });
 
-  documentPath(
-    '/platform/partners/{key}/edi',
-    {
-      post: {
-        summary: 'Submit an interchange as if the partner had sent it (preview)',
-        tags: ['partners'],
-        parameters: [{ name: 'key', in: 'path', required: true, schema: { type: 'string' } }],
-        requestBody: {
-          required: true,
-          content: {
-            'application/edi-x12': { schema: { type: 'string' } },
-            'text/plain': { schema: { type: 'string' } },
-            [JSON_CONTENT_TYPE]: { schema: { type: 'object', properties: { edi: { type: 'string' } }, required: ['edi'] } },
-          },
-        },
-        responses: {
-          '202': { description: 'stored and accepted for processing', content: { 'application/json': { schema: { $ref: '#/components/schemas/Accepted' } } } },
-          '400': { description: 'invalid_body: empty, not JSON, or not an X12 interchange', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-          '401': { description: 'unauthorized', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-          '403': { description: 'forbidden: read-only and sandbox keys', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-          '404': { description: 'not_found: no partner with this key', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-          '413': { description: 'payload_too_large', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-          '422': { description: 'no_inbound_flow', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-          '429': { description: 'rate_limited', headers: { 'Retry-After': { schema: { type: 'integer' } } }, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-        },
-      },
-    },
-    { Accepted: { type: 'object', properties: { message: { type: 'string' }, traceGuid: { type: 'string' } }, required: ['message', 'traceGuid'] } },
-  );
+  documentOperation(submissionOperations.edi, { Accepted: ACCEPTED });
 }
 
 /** Longest wait for the broker to take a work item before the request answers 503. */
@@ -262,7 +309,8 @@ export interface DocumentSubmission {
   readonly document: unknown;
 }
 
-const SUBMISSION_FIELDS = ['transactionSetIdentifier', 'release', 'usageIndicator', 'document'];
+const SUBMISSION_FIELDS = Object.keys(DOCUMENT_SUBMISSION_SCHEMA['properties'] as Json);
+let validateSubmission: ValidateFunction | null = null;
 
 /** Reads an outbound submission's JSON text; throws `invalid_body` naming the field at fault. */
 export function readDocumentSubmission(text: string): DocumentSubmission {
@@ -277,24 +325,31 @@ export function readDocumentSubmission(text: string): DocumentSubmission {
   }
   const body = parsed as Record<string, unknown>;
   const bad = (field: string, rule: string): TdxError => new TdxError('invalid_body', `Field "${field}" ${rule}.`, { reason: field, details: { field } });
-  for (const k of Object.keys(body)) if (!SUBMISSION_FIELDS.includes(k)) throw bad(k, `is not a field of a document submission (fields: ${SUBMISSION_FIELDS.join(', ')})`);
   const set = body['transactionSetIdentifier'];
-  if (set === undefined) throw bad('transactionSetIdentifier', 'is required: the transaction set to send, such as "810"');
-  if (typeof set !== 'string' || !/^[0-9]{3}$/.test(set)) throw bad('transactionSetIdentifier', `must be a string of three digits, such as "810" (got ${JSON.stringify(set)})`);
   const release = body['release'];
-  if (release !== undefined && release !== null && (typeof release !== 'string' || !/^[0-9]{6}[A-Z0-9]*$/.test(release))) {
-    throw bad('release', `must be a release such as "004010" or "005010X222A1" (got ${JSON.stringify(release)})`);
-  }
   const usage = body['usageIndicator'];
-  if (usage !== undefined && usage !== null && usage !== 'P' && usage !== 'T' && usage !== 'I') throw bad('usageIndicator', `must be "P", "T" or "I" (got ${JSON.stringify(usage)})`);
-  if (!('document' in body) || body['document'] === null) throw bad('document', 'is required: the JSON document to send');
   const doc = body['document'];
-  const isObject = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (!isObject(doc) && !(Array.isArray(doc) && doc.length > 0 && doc.every(isObject))) {
+  validateSubmission ??= compileSchema(DOCUMENT_SUBMISSION_SCHEMA);
+  if (!validateSubmission(body)) {
+    // the first field at fault, in the order the fields are listed
+    const errs = validateSubmission.errors ?? [];
+    const unknown = errs.find((e) => e.keyword === 'additionalProperties');
+    if (unknown) {
+      const k = String((unknown.params as { additionalProperty: string }).additionalProperty);
+      throw bad(k, `is not a field of a document submission (fields: ${SUBMISSION_FIELDS.join(', ')})`);
+    }
+    const at = (field: string): boolean => errs.some((e) => e.instancePath === `/${field}` || e.instancePath.startsWith(`/${field}/`) || (e.keyword === 'required' && (e.params as { missingProperty: string }).missingProperty === field));
+    if (at('transactionSetIdentifier')) {
+      if (set === undefined) throw bad('transactionSetIdentifier', 'is required: the transaction set to send, such as "810"');
+      throw bad('transactionSetIdentifier', `must be a string of three digits, such as "810" (got ${JSON.stringify(set)})`);
+    }
+    if (at('release')) throw bad('release', `must be a release such as "004010" or "005010X222A1" (got ${JSON.stringify(release)})`);
+    if (at('usageIndicator')) throw bad('usageIndicator', `must be "P", "T" or "I" (got ${JSON.stringify(usage)})`);
+    if (doc === undefined || doc === null) throw bad('document', 'is required: the JSON document to send');
     throw bad('document', `must be a JSON object (or a non-empty array of objects, one transaction set each) (got ${Array.isArray(doc) ? 'an array that is empty or holds a non-object' : typeof doc})`);
   }
   return {
-    transactionSetIdentifier: set,
+    transactionSetIdentifier: set as string,
     release: typeof release === 'string' ? release : null,
     usageIndicator: usage === 'P' || usage === 'T' || usage === 'I' ? usage : null,
     document: doc,
@@ -360,40 +415,5 @@ function registerDocumentRoute(router: Router, deps: SubmissionDeps, now: () => 
     ctx.body = { message: `Document accepted for partner ${partner.key} (${setId} release ${setting.release}); it is processed on trace ${traceGuid}.`, traceGuid };
   });
 
-  const error = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
-  documentPath('/platform/partners/{key}/documents', {
-    post: {
-      summary: 'Send the organization\'s JSON document to the partner as EDI (preview)',
-      tags: ['partners'],
-      parameters: [{ name: 'key', in: 'path', required: true, schema: { type: 'string' } }],
-      requestBody: {
-        required: true,
-        content: {
-          [JSON_CONTENT_TYPE]: {
-            schema: {
-              type: 'object',
-              additionalProperties: false,
-              required: ['transactionSetIdentifier', 'document'],
-              properties: {
-                transactionSetIdentifier: { type: 'string', pattern: '^[0-9]{3}$' },
-                release: { type: 'string', pattern: '^[0-9]{6}[A-Z0-9]*$' },
-                usageIndicator: { enum: ['P', 'T', 'I'] },
-                document: { oneOf: [{ type: 'object' }, { type: 'array', minItems: 1, items: { type: 'object' } }] },
-              },
-            },
-          },
-        },
-      },
-      responses: {
-        '202': { description: 'stored and accepted for processing', content: { 'application/json': { schema: { $ref: '#/components/schemas/Accepted' } } } },
-        '400': error('invalid_body: not JSON, or a field missing or of the wrong type (the message and `reason` name it)'),
-        '401': error('unauthorized'),
-        '403': error('forbidden: read-only and sandbox keys'),
-        '404': error('not_found: no partner with this key'),
-        '413': error('payload_too_large'),
-        '422': error('no_outbound_flow: no active outbound flow of the partner handles the set (and release)'),
-        '429': { description: 'rate_limited', headers: { 'Retry-After': { schema: { type: 'integer' } } }, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-      },
-    },
-  });
+  documentOperation(submissionOperations.documents);
 }
