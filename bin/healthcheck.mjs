@@ -3,6 +3,7 @@
 // (TDX_ROLE all, or a list naming api) is healthy while GET /healthz on its port answers 200
 // within 3 s. The other roles serve no HTTP: for them the check passes while the process runs,
 // and their liveness is the container's own (it exits when the service fails; restart policy).
+/* global fetch, AbortSignal */
 const role = process.env['TDX_ROLE'] || 'all';
 const servesApi = role.split(',').some((r) => r.trim() === 'api' || r.trim() === 'all');
 if (!servesApi) process.exit(0);

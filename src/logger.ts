@@ -10,6 +10,7 @@
  * writing JSON (every service container) never makes. Without it, createLogger writes JSON.
  */
 import { pino, type Logger } from 'pino';
+import type PinoPretty from 'pino-pretty';
 import type { Config } from './config.ts';
 
 export type { Logger };
@@ -17,7 +18,7 @@ export type { Logger };
 type LoggerConfig = Pick<Config, 'logLevel' | 'serviceName'> & Partial<Pick<Config, 'logFormat'>>;
 type LogStream = NodeJS.WritableStream & { isTTY?: boolean };
 
-let prettyFactory: typeof import('pino-pretty') | undefined;
+let prettyFactory: typeof PinoPretty | undefined;
 
 /** Whether the logs of this configuration, written to this stream, are for a person to read. */
 export function wantsPrettyLogs(config: LoggerConfig, stream: LogStream = process.stdout): boolean {

@@ -224,7 +224,7 @@ function unwrapPkcs1v15(wrapped: Buffer, key: KeyObject): Buffer {
 }
 
 /** Unwraps the content-encryption key; a failure yields a random key (RFC 3218 §2.3), so a wrong key and a bad padding fail alike, later. */
-async function unwrapKey(ktri: pkijs.KeyTransRecipientInfo, creds: LoadedCredentials, keyLength: number): Promise<Buffer> {
+function unwrapKey(ktri: pkijs.KeyTransRecipientInfo, creds: LoadedCredentials, keyLength: number): Buffer {
   const wrapped = buf(ktri.encryptedKey.valueBlock.valueHexView);
   const alg = ktri.keyEncryptionAlgorithm.algorithmId;
   let key: Buffer | null = null;
@@ -245,8 +245,13 @@ async function unwrapKey(ktri: pkijs.KeyTransRecipientInfo, creds: LoadedCredent
   return key && key.length === keyLength ? key : randomBytes(keyLength);
 }
 
-/** Decrypts EnvelopedData addressed to our certificate. Every failure is `decryption-failed`. */
-export async function decrypt(der: Buffer, creds: LoadedCredentials): Promise<Decrypted> {
+/** Decrypts EnvelopedData addressed to our certificate. Every failure is `decryption-failed` (a rejection). */
+export function decrypt(der: Buffer, creds: LoadedCredentials): Promise<Decrypted> {
+  // all native and synchronous (the key unwrap takes 2 to 4 ms); a promise, as the callers await it
+  return Promise.resolve().then(() => decryptNow(der, creds));
+}
+
+function decryptNow(der: Buffer, creds: LoadedCredentials): Decrypted {
   const info = contentInfoOf(der, 'decryption-failed', 'the encrypted content');
   if (info.contentType !== OID.envelopedData) throw new CmsError('decryption-failed', `the encrypted part holds CMS content ${info.contentType}, not enveloped-data`);
   let enveloped: pkijs.EnvelopedData;
@@ -272,7 +277,7 @@ export async function decrypt(der: Buffer, creds: LoadedCredentials): Promise<De
   if (iv.length !== cipher.ivLength) throw new CmsError('decryption-failed', `the ${cipher.name} initialization vector has ${iv.length} bytes, not ${cipher.ivLength}`);
   const encryptedContent = eci.encryptedContent;
   if (!encryptedContent) throw new CmsError('decryption-failed', 'the encrypted content is missing (detached encrypted content is not supported)');
-  const key = await unwrapKey(mine, creds, cipher.keyLength);
+  const key = unwrapKey(mine, creds, cipher.keyLength);
   try {
     const d = createDecipheriv(cipher.node, key, iv);
     const content = Buffer.concat([d.update(octetsOf(encryptedContent)), d.final()]);

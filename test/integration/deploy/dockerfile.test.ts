@@ -37,8 +37,8 @@ function exec(stage: BuiltStage, argv: string[], env: Record<string, string>): {
   const child = spawn(program!, rest, { cwd: join(stage.root, stage.workdir), env: { ...baseEnv, ...stage.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const done = new Promise<{ code: number | null; out: string }>((resolve) => child.on('close', (code) => resolve({ code, out })));
   return { child, done };
 }
