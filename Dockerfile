@@ -6,7 +6,7 @@
 #
 # Two targets:
 #   docker build -t tdx .                      (default, `server`) for a ClickHouse server
-#                                              (CLICKHOUSE_URL): no chDB, about 600 MB smaller
+#                                              (CLICKHOUSE_URL): no chDB (node_modules 63 MB, not 607)
 #   docker build --target embedded -t tdx .    with the embedded ClickHouse engine (chDB), for a
 #                                              single container without a ClickHouse server
 #
