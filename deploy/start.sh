@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm start`: everything needed to run the service on this machine, in one command.
-#   npm dependencies -> local stack (deploy/stack.sh) -> `tdx migrate` -> demo organization ->
+#   Node 24 (deploy/lib.sh ensure_node) -> npm dependencies -> local stack (deploy/stack.sh) -> `tdx migrate` -> demo organization ->
 #   `tdx start --role all` in the foreground (Ctrl-C stops the service; the stack keeps running,
 #   `npm run stack stop` stops it).
 # Roles: TDX_ROLES (default all). Skip the demo organization with TDX_DEMO=0.
@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . deploy/lib.sh
 
+ensure_node
 ensure_node_modules
 bash deploy/stack.sh start
 export_stack_env

@@ -20,6 +20,8 @@ step() { # step NAME CMD...
   fi
 }
 
+ensure_node || { echo "no Node.js 24 to run on" >&2; exit 1; }
+echo "==> node $(node --version) ($(command -v node))" >&2
 ensure_node_modules || { echo "npm ci failed" >&2; exit 1; }
 
 # promtool and prometheus (Debian's prometheus package) for the observability tests

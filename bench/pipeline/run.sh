@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/lib.sh
+ensure_node
 ensure_node_modules
 bash deploy/stack.sh start >&2
 export_stack_env

@@ -4,5 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/lib.sh
+ensure_node
 export_stack_env
 exec npx tsx test/fuzz/api-fuzz.ts

@@ -4,10 +4,11 @@
  */
 import type { Config } from '../config.ts';
 import { TdxError } from '../errors.ts';
-import { createLogger } from '../logger.ts';
+import { createLogger, loadPrettyLogs } from '../logger.ts';
 import { createCassandraClient, type CassandraClient } from '../adapters/cassandra/client.ts';
 
 export async function openAdminSession(config: Config): Promise<CassandraClient> {
+  await loadPrettyLogs(config);
   const client = createCassandraClient(config, createLogger({ ...config, logLevel: 'warn' }));
   try {
     await client.connect();

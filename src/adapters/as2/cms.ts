@@ -1,8 +1,8 @@
 /**
  * CMS (RFC 5652) operations of S/MIME for AS2, built from library parts only: pkijs and asn1js
  * structures for every ASN.1 object, node:crypto (and WebCrypto through pkijs) for digests,
- * signatures and content ciphers, node:crypto or forge in a worker for PKCS#1 v1.5 decryption of
- * the content-encryption key (rsa-unwrap.ts), node:zlib for RFC 3274 compression.
+ * signatures, content ciphers and key transport (RSA PKCS#1 v1.5 and OAEP), node:zlib for
+ * RFC 3274 compression.
  *
  * - signDetached / verifyDetached: detached SignedData with signed attributes (content type,
  *   signing time, message digest), RSA PKCS#1 v1.5 signatures, SHA-1/SHA-2 digests.
@@ -10,14 +10,13 @@
  *   PKCS#1 v1.5 or RSA-OAEP in), AES-128/192/256-CBC or 3DES-CBC content.
  * - compress / decompress: CompressedData with zlib.
  */
-import { createCipheriv, createDecipheriv, createHash, constants, privateDecrypt, publicEncrypt, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, constants, privateDecrypt, publicEncrypt, randomBytes, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import { deflate, inflate } from 'node:zlib';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { CIPHERS, DIGESTS, OID, cipherByOid, digestByOid, type ContentCipher, type DigestAlgorithm, type DigestName } from './algorithms.ts';
 import type { LoadedCredentials } from './keys.ts';
-import { unwrapPkcs1v15 } from './rsa-unwrap.ts';
 import type { As2EncryptionAlgorithm } from '../../domain/configuration.ts';
 
 const deflateAsync = promisify(deflate);
@@ -207,14 +206,31 @@ export interface Decrypted {
   readonly algorithm: ContentCipher;
 }
 
+/**
+ * RSAES-PKCS1-v1_5 decryption of a content-encryption key, natively (2 to 4 ms). Node.js allows
+ * it only where its OpenSSL does implicit rejection (the CVE-2023-46809 fix, OpenSSL 3.2+: the
+ * official builds of Node 24 and of Node 22 from 22.20.0); elsewhere it refuses, and that is a
+ * runtime too old for AS2 here, told as such rather than as a partner's bad message.
+ */
+function unwrapPkcs1v15(wrapped: Buffer, key: KeyObject): Buffer {
+  try {
+    return privateDecrypt({ key, padding: constants.RSA_PKCS1_PADDING }, wrapped);
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ERR_INVALID_ARG_VALUE') {
+      throw new CmsError('decryption-failed', `Node.js ${process.version} (OpenSSL ${process.versions.openssl}) refuses RSA PKCS#1 v1.5 key decryption; AS2 needs Node.js 24 or 22.20+`, { cause: err });
+    }
+    throw err;
+  }
+}
+
 /** Unwraps the content-encryption key; a failure yields a random key (RFC 3218 §2.3), so a wrong key and a bad padding fail alike, later. */
-async function unwrapKey(ktri: pkijs.KeyTransRecipientInfo, creds: LoadedCredentials, keyLength: number): Promise<Buffer> {
+function unwrapKey(ktri: pkijs.KeyTransRecipientInfo, creds: LoadedCredentials, keyLength: number): Buffer {
   const wrapped = buf(ktri.encryptedKey.valueBlock.valueHexView);
   const alg = ktri.keyEncryptionAlgorithm.algorithmId;
   let key: Buffer | null = null;
   try {
     if (alg === OID.rsaEncryption) {
-      key = await unwrapPkcs1v15(wrapped, creds.unwrapKey);
+      key = unwrapPkcs1v15(wrapped, creds.privateKey);
     } else if (alg === OID.rsaesOaep) {
       const params = ktri.keyEncryptionAlgorithm.algorithmParams ? new pkijs.RSAESOAEPParams({ schema: ktri.keyEncryptionAlgorithm.algorithmParams }) : new pkijs.RSAESOAEPParams();
       const hash = digestByOid(params.hashAlgorithm.algorithmId) ?? DIGESTS.sha1;
@@ -229,8 +245,13 @@ async function unwrapKey(ktri: pkijs.KeyTransRecipientInfo, creds: LoadedCredent
   return key && key.length === keyLength ? key : randomBytes(keyLength);
 }
 
-/** Decrypts EnvelopedData addressed to our certificate. Every failure is `decryption-failed`. */
-export async function decrypt(der: Buffer, creds: LoadedCredentials): Promise<Decrypted> {
+/** Decrypts EnvelopedData addressed to our certificate. Every failure is `decryption-failed` (a rejection). */
+export function decrypt(der: Buffer, creds: LoadedCredentials): Promise<Decrypted> {
+  // all native and synchronous (the key unwrap takes 2 to 4 ms); a promise, as the callers await it
+  return Promise.resolve().then(() => decryptNow(der, creds));
+}
+
+function decryptNow(der: Buffer, creds: LoadedCredentials): Decrypted {
   const info = contentInfoOf(der, 'decryption-failed', 'the encrypted content');
   if (info.contentType !== OID.envelopedData) throw new CmsError('decryption-failed', `the encrypted part holds CMS content ${info.contentType}, not enveloped-data`);
   let enveloped: pkijs.EnvelopedData;
@@ -256,7 +277,7 @@ export async function decrypt(der: Buffer, creds: LoadedCredentials): Promise<De
   if (iv.length !== cipher.ivLength) throw new CmsError('decryption-failed', `the ${cipher.name} initialization vector has ${iv.length} bytes, not ${cipher.ivLength}`);
   const encryptedContent = eci.encryptedContent;
   if (!encryptedContent) throw new CmsError('decryption-failed', 'the encrypted content is missing (detached encrypted content is not supported)');
-  const key = await unwrapKey(mine, creds, cipher.keyLength);
+  const key = unwrapKey(mine, creds, cipher.keyLength);
   try {
     const d = createDecipheriv(cipher.node, key, iv);
     const content = Buffer.concat([d.update(octetsOf(encryptedContent)), d.final()]);

@@ -1,13 +1,12 @@
 /**
  * A connection's AS2 key material, loaded once into the forms each library needs: node:crypto
- * key objects, pkijs certificates, the key for PKCS#1 v1.5 key unwrapping (rsa-unwrap.ts) and
- * WebCrypto signing keys (pkijs signs with them).
+ * key objects (key transport, OAEP and PKCS#1 v1.5), pkijs certificates and WebCrypto signing
+ * keys (pkijs signs with them).
  */
 import { createHash, createPrivateKey, webcrypto, X509Certificate, type KeyObject } from 'node:crypto';
 import * as pkijs from 'pkijs';
 import type { SecretRecord } from '../../domain/configuration.ts';
 import { DIGESTS, type DigestName } from './algorithms.ts';
-import type { UnwrapKey } from './rsa-unwrap.ts';
 
 /** PEM texts of a connection's key material, as stored with its secrets. */
 export interface As2Credentials {
@@ -28,7 +27,6 @@ export interface LoadedCredentials {
   readonly pkiCertificate: pkijs.Certificate;
   readonly pkiPartnerCertificate: pkijs.Certificate;
   /** Our key for PKCS#1 v1.5 unwrapping of content-encryption keys. */
-  readonly unwrapKey: UnwrapKey;
   /** A WebCrypto signing key for a digest (imported on first use). */
   signingKey(digest: DigestName): Promise<webcrypto.CryptoKey>;
 }
@@ -58,8 +56,6 @@ export function loadCredentials(c: As2Credentials): LoadedCredentials {
   if (privateKey.asymmetricKeyType !== 'rsa') throw new Error(`our private key is ${privateKey.asymmetricKeyType ?? 'not RSA'}; AS2 here uses RSA keys`);
   const certificate = new X509Certificate(c.certificatePem);
   const partnerCertificate = new X509Certificate(c.partnerCertificatePem);
-  const pkcs1Pem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
-  const unwrapKey: UnwrapKey = { key: privateKey, pkcs1Pem, id: createHash('sha256').update(pkcs1Pem).digest('hex') };
   const pkcs8 = privateKey.export({ type: 'pkcs8', format: 'der' });
   const signingKeys = new Map<DigestName, Promise<webcrypto.CryptoKey>>();
   return {
@@ -68,7 +64,6 @@ export function loadCredentials(c: As2Credentials): LoadedCredentials {
     partnerCertificate,
     pkiCertificate: pkiCertificateOf(certificate),
     pkiPartnerCertificate: pkiCertificateOf(partnerCertificate),
-    unwrapKey,
     signingKey(digest) {
       let k = signingKeys.get(digest);
       if (!k) {

@@ -19,7 +19,13 @@ import type { Config } from '../../config.ts';
  * scheduler) would otherwise carry.
  */
 function chdbConnection(): typeof CreateChdbConnection {
-  return (createRequire(import.meta.url)('chdb/connection') as { createChdbConnection: typeof CreateChdbConnection }).createChdbConnection;
+  try {
+    return (createRequire(import.meta.url)('chdb/connection') as { createChdbConnection: typeof CreateChdbConnection }).createChdbConnection;
+  } catch (err) {
+    // the container image's default target ships without chDB (Dockerfile)
+    if ((err as { code?: string }).code === 'MODULE_NOT_FOUND') throw new Error('CLICKHOUSE_URL is not set and the embedded ClickHouse engine (chdb) is not installed here: set CLICKHOUSE_URL, or use the image built with --target embedded', { cause: err });
+    throw err;
+  }
 }
 
 export type { ClickHouseClient };

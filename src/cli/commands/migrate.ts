@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import type { CliCommand, CliIo } from '../tdx.ts';
 import type { Config } from '../../config.ts';
 import { loadConfig } from '../../config.ts';
-import { createLogger, type Logger } from '../../logger.ts';
+import { createLogger, loadPrettyLogs, type Logger } from '../../logger.ts';
 import { createKafka } from '../../adapters/kafka/client.ts';
 import { createSchemaRegistry, registerSubject } from '../../adapters/kafka/registry.ts';
 import { ensureTopics, readTopicDefinitions } from '../../adapters/kafka/topic-definitions.ts';
@@ -114,6 +114,7 @@ export const migrateCommand: CliCommand = async (args, io) => {
     return 2;
   }
   const config = loadConfig();
+  await loadPrettyLogs(config);
   const logger = createLogger(config);
   await runMigrate(config, logger, io, only);
   return 0;
