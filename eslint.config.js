@@ -21,7 +21,7 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', 'bin/*.mjs', 'deploy/*/*.mjs', 'scripts/*.mjs', 'src/adapters/*/*.mjs', 'console/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { projectService: { allowDefaultProject: ['*.js', 'bin/*.mjs', 'deploy/*/*.mjs', 'scripts/*.mjs', 'src/adapters/*/*.mjs', 'console/*.mjs'], maximumDefaultProjectFileMatchCount_THIS_WILL_SLOW_DOWN_LINTING: 16 }, tsconfigRootDir: import.meta.dirname },
     },
     plugins: { 'import-x': importX },
     rules: {
