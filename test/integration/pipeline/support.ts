@@ -75,14 +75,10 @@ export interface PipelineOptions {
 /**
  * The share of the documented retry schedule (1, 2, 4, 8, 16 s; a receiver's Retry-After) the
  * pipelines of these tests wait (TDX_RETRY_DELAY_PERCENT): the ladders are the same, only
- * shorter. The schedule at 100 % is asserted by the unit tests (test/unit/wire/delayed.test.ts).
+ * shorter. The schedule at 100 % is asserted by the unit tests (test/unit/wire/delayed.test.ts)
+ * and, end to end, by webhook-delivery.test.ts, whose pipeline waits it in full.
  */
 export const RETRY_DELAY_PERCENT = 25;
-
-/** A scheduled retry delay as these tests' pipelines wait it. */
-export function scaledDelayMs(ms: number): number {
-  return (ms * RETRY_DELAY_PERCENT) / 100;
-}
 
 export async function startPipeline(doc: ConfigDocument, opts: PipelineOptions = {}): Promise<Pipeline> {
   const iso = isolatedConfig({ TDX_API_PORT: '0', TDX_FEED_VISIBILITY_LAG_MS: '500', TDX_LOG_VISIBILITY_LAG_MS: '500', TDX_RETRY_DELAY_PERCENT: String(RETRY_DELAY_PERCENT), ...(opts.env ?? {}) });
