@@ -11,12 +11,24 @@ const unit = {
   extends: true as const,
   test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/issues/**/*.test.ts'] },
 };
+// Integration files wait on the services far more than they compute (consumer groups joining,
+// retries, polls), so two of them run at once even on two cores; every file isolates itself (own
+// topics, keyspace, chDB folder, organizations, SFTP folders, ports). TDX_TEST_WORKERS sets the
+// count (1 runs the files one after another; more suits a machine with cores to spare).
+const workers = (fallback: number): number => {
+  const raw = process.env['TDX_TEST_WORKERS'];
+  const n = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`TDX_TEST_WORKERS must be a positive integer, got "${raw}"`);
+  return n;
+};
+
 const integration = {
   extends: true as const,
   test: {
     name: 'integration',
     include: ['test/integration/**/*.test.ts'],
     globalSetup: ['test/integration/global-setup.ts'],
+    maxWorkers: workers(2),
     testTimeout: 120_000,
     hookTimeout: 180_000,
   },

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm test`: the whole test suite. Type-check, lint, unit tests, then integration tests against
-# the real local stack (started when it is not running, reused when it is). Runs every step,
-# prints a summary, and exits non-zero when any step failed.
+# the real local stack (started when it is not running, reused when it is). The stack starts in
+# the background while type-check, lint and unit tests run (they need no services). Runs every
+# step, prints each step's time and a summary, and exits non-zero when any step failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . deploy/lib.sh
@@ -9,34 +10,68 @@ cd "$(dirname "$0")/.."
 results=$(mktemp -d)
 trap 'rm -rf "$results"' EXIT
 failed=()
+times=()
 step() { # step NAME CMD...
   local name=$1 t0=$SECONDS; shift
   echo "==> $name" >&2
   if "$@"; then
     echo "==> $name: ok ($((SECONDS - t0)) s)" >&2
+    times+=("$name ok $((SECONDS - t0))")
   else
     echo "==> $name: FAILED ($((SECONDS - t0)) s)" >&2
+    times+=("$name FAILED $((SECONDS - t0))")
     failed+=("$name")
   fi
 }
+t_all=$SECONDS
 
 ensure_node || { echo "no Node.js 24 to run on" >&2; exit 1; }
 echo "==> node $(node --version) ($(command -v node))" >&2
 ensure_node_modules || { echo "npm ci failed" >&2; exit 1; }
 
-# promtool and prometheus (Debian's prometheus package) for the observability tests
+# Debian packages the tests need, installed with apt when missing (before the stack starts, which
+# may use apt too): promtool and prometheus for the observability tests, chromium for the
+# console's browser tests
 step prometheus bash deploy/observability/ensure-prometheus.sh
+step chromium bash deploy/chromium.sh
+
+# The stack boots (JVMs, Cassandra) while the steps that need no services run; its output goes
+# to a file and is shown once the integration step needs it.
+stack_t0=$SECONDS
+( bash deploy/stack.sh start >"$results/stack.log" 2>&1; echo $? >"$results/stack.rc"; echo $SECONDS >"$results/stack.end" ) &
+stack_pid=$!
+
 step typecheck npx tsc -p tsconfig.json --noEmit
 step typecheck-console npx tsc -p console/tsconfig.json --noEmit
 step lint npx eslint --max-warnings 0 .
 step unit env TEST_MODE=unit npx vitest run --reporter=default --reporter=json --outputFile.json="$results/unit.json"
-step stack bash deploy/stack.sh start
-# the console's browser tests drive Debian's chromium (installed here when missing)
-step chromium bash deploy/chromium.sh
-if [[ " ${failed[*]} " != *" stack "* ]]; then
+
+wait_t0=$SECONDS
+echo "==> stack (started in the background)" >&2
+wait "$stack_pid"
+cat "$results/stack.log" >&2
+stack_rc=$(cat "$results/stack.rc" 2>/dev/null || echo 1)
+stack_s=$(( $(cat "$results/stack.end" 2>/dev/null || echo $SECONDS) - stack_t0 ))
+if [ "$stack_rc" = 0 ]; then
+  echo "==> stack: ok ($stack_s s, $((SECONDS - wait_t0)) s of it after the unit tests)" >&2
+  times+=("stack ok $stack_s ($((SECONDS - wait_t0)) s waited)")
   export_stack_env
   step integration env TEST_MODE=integration npx vitest run --reporter=default --reporter=json --outputFile.json="$results/integration.json"
+else
+  echo "==> stack: FAILED ($stack_s s)" >&2
+  times+=("stack FAILED $stack_s")
+  failed+=(stack)
 fi
+
+# Each step's time (the stack's overlaps type-check, lint and unit tests).
+{
+  echo "step         status  seconds"
+  for t in "${times[@]}"; do
+    read -r name status secs rest <<<"$t"
+    printf '%-12s %-7s %7s %s\n' "$name" "$status" "$secs" "$rest"
+  done
+  printf '%-12s %-7s %7s\n' total "" "$((SECONDS - t_all))"
+} >&2
 
 # One closing line with the counts of both vitest runs.
 read -r passed failedn skipped < <(node -e '

@@ -175,6 +175,13 @@ export interface Config {
   };
   /** Grace period for in-flight work on SIGTERM. @default 15000 */
   readonly shutdownTimeoutMs: number;
+  /**
+   * Scheduled retries (docs/pipeline.md): every wait the scheduler holds a delayed message for
+   * (webhook, SFTP upload, AS2 send and MDN post retries, a receiver's Retry-After) is this
+   * percentage of the wait the documented schedule asks for. 100 runs the schedule as written
+   * (1, 2, 4, 8, 16 s); the integration tests run it shortened. @default 100
+   */
+  readonly retryDelayPercent: number;
   readonly mcp: {
     /** API key `tdx mcp` connects with when `--key` is not given. @default undefined */
     readonly apiKey: string | undefined;
@@ -357,6 +364,7 @@ export function loadConfig(env: Env = process.env): Config {
       serviceName: r.string('OTEL_SERVICE_NAME', r.string('TDX_SERVICE_NAME', 'tdx')),
     },
     shutdownTimeoutMs: r.int('TDX_SHUTDOWN_TIMEOUT_MS', 15_000, 0, 600_000),
+    retryDelayPercent: r.int('TDX_RETRY_DELAY_PERCENT', 100, 1, 100),
     mcp: {
       apiKey: r.optional('TDX_API_KEY'),
     },

@@ -6,7 +6,8 @@
  *   not due yet, the runner pauses the partition (the rest waits on the topic) and resumes it at
  *   the due time; other partitions and tiers keep flowing. Each tier is in due order up to its
  *   own width, so a paused head delays the messages behind it by at most n seconds. An
- *   undecodable message is dead-lettered like anywhere else, never dropped.
+ *   undecodable message is dead-lettered like anywhere else, never dropped. With
+ *   TDX_RETRY_DELAY_PERCENT below 100 every wait is that share of the scheduled one (tests).
  * - Jobs (`SchedulerJob`): timers owned by the replica that holds the one partition of
  *   `control.scheduler` (SFTP polls, retention sweeps), plugged in by src/service.ts.
  *
@@ -14,7 +15,7 @@
  */
 import type { Role } from './role.ts';
 import { ConsumerRunner } from '../adapters/kafka/consumer-runner.ts';
-import { DELAY_TIERS_SECONDS, type DelayedMessage } from '../wire/delayed.v1.ts';
+import { DELAY_TIERS_SECONDS, forwardAtMs, type DelayedMessage } from '../wire/delayed.v1.ts';
 import type { Resources } from './resources.ts';
 
 /** A scheduled duty of the scheduler role. */
@@ -35,6 +36,7 @@ export function schedulerRole(resources: Resources, jobFactories: readonly Sched
     start: async () => {
       const [kafka, wire, producer] = await Promise.all([resources.kafka(), resources.wire(), resources.producer()]);
       const prefix = resources.config.kafka.topicPrefix;
+      const percent = resources.config.retryDelayPercent;
       runner = new ConsumerRunner<DelayedMessage>(
         { kafka, wire, producer, config: resources.config, logger: resources.logger, metrics: resources.metrics, tracer: await resources.tracer() },
         {
@@ -50,7 +52,7 @@ export function schedulerRole(resources: Resources, jobFactories: readonly Sched
             let stopAt = messages.length;
             let pauseUntil = 0;
             for (const [i, m] of messages.entries()) {
-              const dueMs = Math.ceil(m.value.dueAt / 1000);
+              const dueMs = forwardAtMs(m.value.dueAt, m.timestamp, percent);
               if (dueMs > Date.now()) {
                 stopAt = i;
                 pauseUntil = dueMs;

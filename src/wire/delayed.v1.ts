@@ -61,3 +61,14 @@ export function delayTierFor(delayMs: number): `delay.${number}s` {
   const tier = DELAY_TIERS_SECONDS.find((s) => s * 1000 >= delayMs) ?? DELAY_TIERS_SECONDS[DELAY_TIERS_SECONDS.length - 1]!;
   return `delay.${tier}s`;
 }
+
+/**
+ * When the scheduler forwards a delayed message (epoch milliseconds): at its `dueAt` (micros,
+ * rounded up to the millisecond) when `percent` is 100; otherwise after `percent` % of the wait
+ * between `writtenAtMs` (when it was written to its tier) and `dueAt` (TDX_RETRY_DELAY_PERCENT).
+ */
+export function forwardAtMs(dueAtMicros: number, writtenAtMs: number, percent: number): number {
+  const dueMs = Math.ceil(dueAtMicros / 1000);
+  if (percent >= 100 || dueMs <= writtenAtMs) return dueMs;
+  return writtenAtMs + Math.ceil(((dueMs - writtenAtMs) * percent) / 100);
+}

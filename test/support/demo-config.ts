@@ -23,9 +23,14 @@ let as2: Record<string, string> | undefined;
  * refuses as "Malformed OpenSSH private key" about once in 200 (14 of 3,000 here).
  */
 export function readableEd25519Key(): string {
+  return readableEd25519KeyPair().private;
+}
+
+/** An ed25519 key pair (OpenSSH format) whose private key ssh2 can read back. */
+export function readableEd25519KeyPair(): { private: string; public: string } {
   for (;;) {
-    const key = ssh2.utils.generateKeyPairSync('ed25519').private;
-    if (!(ssh2.utils.parseKey(key) instanceof Error)) return key;
+    const pair = ssh2.utils.generateKeyPairSync('ed25519');
+    if (!(ssh2.utils.parseKey(pair.private) instanceof Error)) return pair;
   }
 }
 

@@ -274,10 +274,12 @@ describe.skipIf(python === null)('AS2 through the pipeline, against pyas2lib', (
     const posted = await eventually(() => peer.eventFor(String(ackDelivery['messageId']), 'async-mdn-posted'), 10_000, 'the peer to note its MDN post');
     expect(posted).toMatchObject({ httpStatus: 200 });
     expect(peer.eventFor(String(ackDelivery['messageId']))).toMatchObject({ status: 'processed', compressed: true, digestAlg: 'sha384', mdnMode: 'ASYNC' });
+    // two entries from two steps (as2_receive posting our MDN, as2_send awaiting the peer's), each
+    // in ClickHouse when the materializer gets to it: wait for both, not for one of them
     const logs = await eventually(async () => {
       const l = await logsOf(trace);
-      return l.some((x) => x.message.startsWith('Asynchronous MDN for AS2 message')) ? l : undefined;
-    }, 30_000, 'the log entry of the posted MDN');
+      return l.some((x) => x.message.startsWith('Asynchronous MDN for AS2 message')) && l.some((x) => /awaiting the asynchronous MDN until/.test(x.message)) ? l : undefined;
+    }, 30_000, 'the log entries of the posted MDN and of the awaited one');
     expect(logs.map((l) => l.message).join('\n')).toMatch(/awaiting the asynchronous MDN until/);
 
     const r = await p.submitDocument('PEERASYNC', { transactionSetIdentifier: '810', document: invoice('9002') });

@@ -63,12 +63,21 @@ beforeAll(async () => {
   delete env['NODE_OPTIONS'];
   receiver = spawn(process.execPath, ['bin/tdx.mjs', 'dev', 'webhook-receiver', '--port', '0', '--json'], { cwd: root, env });
   receiver.stdout.on('data', (d: Buffer) => (printed += d.toString()));
-  const port = await new Promise<number>((ok) => {
+  // a receiver that exits or never listens fails the set-up at once, with what it printed
+  const port = await new Promise<number>((ok, fail) => {
     let err = '';
+    const timer = setTimeout(() => fail(new Error(`the webhook receiver did not listen within 60 s: ${err.slice(-800)}`)), 60_000);
     receiver.stderr.on('data', (d: Buffer) => {
       err += d.toString();
       const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(err);
-      if (m) ok(Number(m[1]));
+      if (m) {
+        clearTimeout(timer);
+        ok(Number(m[1]));
+      }
+    });
+    receiver.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`the webhook receiver exited with ${code}: ${err.slice(-800)}`));
     });
   });
   const doc = readConfigFile(posix.join(root, 'deploy/demo/config.yaml'), x12ImplementationEngine, { env: process.env });

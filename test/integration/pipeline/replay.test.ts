@@ -314,5 +314,9 @@ function startApi(): Promise<string> {
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the API exited with ${code}: ${out.slice(-800)}`));
+    });
   });
 }

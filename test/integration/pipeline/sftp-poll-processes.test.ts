@@ -205,8 +205,11 @@ describe('SIGKILL of the scheduler between storing and removing a fetched file',
 
 describe('two scheduler processes polling one connection', () => {
   it('fetch every file once', async () => {
-    const a = startScheduler();
-    const b = startScheduler();
+    // A poll releases its lease when it ends, so the lease moves between the two whatever its
+    // length; a lease shorter than a poll on a loaded machine would instead let both poll at
+    // once, and the poll state's running count is only kept by the lease holder.
+    const a = startScheduler({ TDX_SFTP_POLL_LEASE_MS: '30000' });
+    const b = startScheduler({ TDX_SFTP_POLL_LEASE_MS: '30000' });
     try {
     await Promise.all([a.waitFor('scheduler:job:started'), b.waitFor('scheduler:job:started')]);
     const files = 30;

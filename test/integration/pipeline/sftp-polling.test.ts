@@ -11,7 +11,6 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ssh2 from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { statusOf } from '../../../src/domain/records.ts';
 import type { ConfigDocument, ConnectionDoc, PartnerDoc } from '../../../src/domain/configuration.ts';
@@ -21,6 +20,7 @@ import { connectSftp, sftpSettings } from '../helpers/sftp.ts';
 import { uniqueId } from '../helpers/env.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 import { interchange, po850, startPipeline, type Pipeline } from './support.ts';
+import { readableEd25519Key } from '../../support/demo-config.ts';
 
 const SECRET = 'whsec_dGR4LXNmdHAtcG9sbGluZy10ZXN0LXNpZ25pbmc=';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -85,7 +85,7 @@ beforeAll(async () => {
   await sftp(async (c) => {
     for (const d of [base, posix.join(base, 'drop'), dir('drop', 'outbox'), dir('drop', 'inbox'), posix.join(base, 'arch'), dir('arch', 'outbox'), posix.join(base, 'bad')]) await call<void>((cb) => c.mkdir(d, cb));
   });
-  const wrongKey = ssh2.utils.generateKeyPairSync('ed25519').private;
+  const wrongKey = readableEd25519Key();
   const doc: ConfigDocument = {
     envelopes: [
       { name: 'us', external: false, interchangeExtid: 'US', interchangeExtidQualifier: 'ZZ', applicationCode: 'US' },

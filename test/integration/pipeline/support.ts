@@ -72,8 +72,16 @@ export interface PipelineOptions {
   readonly beforeStart?: (iso: Isolated) => Promise<void>;
 }
 
+/**
+ * The share of the documented retry schedule (1, 2, 4, 8, 16 s; a receiver's Retry-After) the
+ * pipelines of these tests wait (TDX_RETRY_DELAY_PERCENT): the ladders are the same, only
+ * shorter. The schedule at 100 % is asserted by the unit tests (test/unit/wire/delayed.test.ts)
+ * and, end to end, by webhook-delivery.test.ts, whose pipeline waits it in full.
+ */
+export const RETRY_DELAY_PERCENT = 25;
+
 export async function startPipeline(doc: ConfigDocument, opts: PipelineOptions = {}): Promise<Pipeline> {
-  const iso = isolatedConfig({ TDX_API_PORT: '0', TDX_FEED_VISIBILITY_LAG_MS: '500', TDX_LOG_VISIBILITY_LAG_MS: '500', ...(opts.env ?? {}) });
+  const iso = isolatedConfig({ TDX_API_PORT: '0', TDX_FEED_VISIBILITY_LAG_MS: '500', TDX_LOG_VISIBILITY_LAG_MS: '500', TDX_RETRY_DELAY_PERCENT: String(RETRY_DELAY_PERCENT), ...(opts.env ?? {}) });
   const logger = createLogger({ ...iso.config, logLevel: (process.env['TDX_TEST_LOG_LEVEL'] as 'silent' | undefined) ?? 'silent' });
   await runMigrate(iso.config, logger, captureIo().io);
   const reader = new Resources(iso.config, logger);

@@ -41,7 +41,9 @@ async function haltMaterializer(): Promise<void> {
 
 beforeAll(async () => {
   const roles = ['api', 'scheduler', ...NODE_SERVICES.map((s) => `node:${s}`)].join(',');
-  p = await startPipeline(pollingPartnerDoc(), { roles, env: { TDX_FEED_VISIBILITY_LAG_MS: '0' } });
+  // the reader below polls every 50 ms with one key for as long as the waves take: under the
+  // contract's 240 a minute it would be refused (429) once the test runs past a quarter minute
+  p = await startPipeline(pollingPartnerDoc(), { roles, env: { TDX_FEED_VISIBILITY_LAG_MS: '0', TDX_RATE_LIMIT_PER_MINUTE: '1000000' } });
 }, 180_000);
 
 afterAll(async () => {

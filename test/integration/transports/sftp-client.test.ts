@@ -11,10 +11,10 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import ssh2 from 'ssh2';
 import { SftpClient, settledFiles, isTemporaryUploadName, Sha256Tap, sha256Hex, type SftpEndpoint } from '../../../src/adapters/sftp/index.ts';
 import { TdxError } from '../../../src/errors.ts';
 import { connectSftp, createTestSftpDir, sftpSettings } from '../helpers/index.ts';
+import { readableEd25519Key } from '../../support/demo-config.ts';
 
 function endpoint(): SftpEndpoint {
   const s = sftpSettings();
@@ -224,7 +224,7 @@ describe('SftpClient against the stack sshd', () => {
   });
 
   it('wrong key: an authentication failure, not retried, naming user, host and port', async () => {
-    const ep = { ...endpoint(), password: undefined, privateKey: ssh2.utils.generateKeyPairSync('ed25519').private } as SftpEndpoint;
+    const ep = { ...endpoint(), password: undefined, privateKey: readableEd25519Key() } as SftpEndpoint;
     const e = await caught(client().list(ep, '.'));
     expect([e.code, e.retriable, e.reason]).toEqual(['sftp_auth_failed', false, 'credentials']);
     expect(e.message).toContain(`${ep.username}@${ep.host}:${ep.port}`);

@@ -2,11 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import ssh2 from 'ssh2';
 import { parseConfigText, type ConfigFileOptions } from '../../../src/admin/config-file.ts';
 import { x12ImplementationEngine as x12Engine } from '../../../src/domain/x12-implementation-engine.ts';
 import { TdxError } from '../../../src/errors.ts';
-import { demoEnv } from '../../support/demo-config.ts';
+import { demoEnv, readableEd25519KeyPair } from '../../support/demo-config.ts';
 
 const demoText = readFileSync('deploy/demo/config.yaml', 'utf8');
 
@@ -115,7 +114,7 @@ describe('environment substitution', () => {
 
 describe('privateKeyFile', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'tdx-keyfile-'));
-  const pair = ssh2.utils.generateKeyPairSync('ed25519');
+  const pair = readableEd25519KeyPair();
   writeFileSync(path.join(dir, 'id_ed25519'), pair.private);
   writeFileSync(path.join(dir, 'id_ed25519.pub'), pair.public);
   const text = (file: string, extra = '') => `connections:\n  - name: c\n    kind: sftp\n    host: h\n    username: u\n    privateKeyFile: ${file}\n${extra}`;
