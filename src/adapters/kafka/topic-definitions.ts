@@ -119,6 +119,24 @@ export interface TopicOutcome {
   readonly detail?: string;
 }
 
+function isUnknownTopic(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { type?: unknown }).type === 'UNKNOWN_TOPIC_OR_PARTITION';
+}
+
+/** Waits (up to 30 s, at the migration, never in a consumer) until the broker describes `topics`. */
+async function metadataOf(admin: Admin, topics: readonly string[]): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      await admin.fetchTopicMetadata({ topics: [...topics] });
+      return;
+    } catch (err) {
+      if (!isUnknownTopic(err) || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
 /**
  * Creates missing topics; for existing ones, adds partitions when the definition has more and
  * aligns `retention.ms` and `cleanup.policy`. Never deletes or shrinks anything.
@@ -129,15 +147,26 @@ export async function ensureTopics(admin: Admin, defs: readonly TopicDefinition[
   const out: TopicOutcome[] = [];
   const missing = defs.filter((d) => !existing.has(opts.prefix + d.name));
   if (missing.length > 0) {
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: missing.map((d) => ({
-        topic: opts.prefix + d.name,
-        numPartitions: partitionsOf(d),
-        replicationFactor: opts.replicationFactor,
-        configEntries: Object.entries(topicConfig(d, opts)).map(([name, value]) => ({ name, value })),
-      })),
-    });
+    try {
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((d) => ({
+          topic: opts.prefix + d.name,
+          numPartitions: partitionsOf(d),
+          replicationFactor: opts.replicationFactor,
+          configEntries: Object.entries(topicConfig(d, opts)).map(([name, value]) => ({ name, value })),
+        })),
+      });
+    } catch (err) {
+      // a KRaft broker can answer the metadata request that waits for the new topics' leaders
+      // with "does not host this topic-partition" before it has caught up with their creation
+      // (seen with several migrations at once); the topics exist: wait for their metadata
+      if (!isUnknownTopic(err)) throw err;
+      await metadataOf(
+        admin,
+        missing.map((d) => opts.prefix + d.name),
+      );
+    }
     for (const d of missing) out.push({ topic: opts.prefix + d.name, action: 'created', detail: `${partitionsOf(d)} partitions` });
   }
   const present = defs.filter((d) => existing.has(opts.prefix + d.name));

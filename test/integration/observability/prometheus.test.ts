@@ -65,6 +65,9 @@ beforeAll(async () => {
           const real = mappingNode(await nodeDeps(resources));
           return {
             ...real,
+            // run inline after the split too: the item then goes through stage.mapping, where
+            // the runner's attempts and dead-lettering apply
+            inline: (ctx, deps, batch) => (ctx.message.usageIndicator === 'T' ? Promise.reject(new TypeError('always fails')) : real.inline!(ctx, deps, batch)),
             async handle(items, batch) {
               const poison = items.filter((i) => i.message.usageIndicator === 'T');
               const good = items.filter((i) => i.message.usageIndicator !== 'T');

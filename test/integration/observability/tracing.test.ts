@@ -76,7 +76,9 @@ beforeAll(async () => {
   await new Promise<void>((r) => otlp.listen(0, '127.0.0.1', () => r()));
   const { port } = otlp.address() as AddressInfo;
   rx = await startReceiver(SECRET);
-  p = await startPipeline(doc(rx.url), { env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_SERVICE_NAME: 'tdx-trace-test' } });
+  // every step through its stage topic (TDX_INLINE_STEPS=off), so the document crosses a Kafka
+  // hop between each two steps: with in-house steps inline, a pass is one span
+  p = await startPipeline(doc(rx.url), { env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_SERVICE_NAME: 'tdx-trace-test', TDX_INLINE_STEPS: 'off' } });
 }, 240_000);
 
 afterAll(async () => {
