@@ -108,6 +108,13 @@ class Unwritten {
   }
 }
 
+/** The latest result time in `e`, or `since`. */
+function latest(e: Effects, since: number): number {
+  let t = since;
+  for (const r of e.results) if (r.createdAt > t) t = r.createdAt;
+  return t;
+}
+
 /**
  * Runs the work items of `e` that go to in-house steps, then theirs, and so on, merging their
  * effects into `e` (returned). An item whose run threw stays in `e.emit`, for its stage topic.
@@ -123,11 +130,15 @@ export async function runInline(deps: NodeDeps, e: Effects, batch: InlineBatch):
   // clocks of the steps run in a pass whose items were all new: nothing to read, recorded
   // together before the pass's effects are written
   const recorded: { item: StageMessage; at: number }[] = [];
+  // each round's clock is after every result the pass has so far: steps run within one
+  // millisecond still list in the order they ran
+  let floor = latest(e, 0);
   while (round.length > 0) {
     const items = round;
     let clocks: Map<string, number>;
+    const now = Math.max(deps.wallClock(), floor + 1);
+    floor = now;
     if (batch.fresh) {
-      const now = deps.wallClock();
       clocks = new Map(items.map((em) => [em.value.id, now]));
       for (const em of items) recorded.push({ item: em.value, at: now });
       // a split writes the parts of a large file as it reads it: its clock is recorded first
@@ -135,7 +146,7 @@ export async function runInline(deps: NodeDeps, e: Effects, batch: InlineBatch):
     } else {
       clocks = await deps.ledger.clocks(
         items.map((em) => em.value),
-        deps.wallClock(),
+        now,
       );
     }
     const outs = await mapLimit(items, INLINE_CONCURRENCY, async (em) => {
@@ -155,6 +166,7 @@ export async function runInline(deps: NodeDeps, e: Effects, batch: InlineBatch):
       else failed.push(items[i]!);
     });
     round = takeInline(inline, more);
+    floor = latest(more, floor);
     unwritten.add(more);
     mergeEffects(e, more);
     e.emit.push(...failed);

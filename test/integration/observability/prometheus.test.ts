@@ -55,7 +55,8 @@ beforeAll(async () => {
   rx = await startReceiver(SECRET);
   rx.script(path('DOWN'), [503]);
   p = await startPipeline(doc(rx.url), {
-    env: { TDX_CONSUMER_ATTEMPTS: '2', TDX_CONSUMER_RETRY_MIN_MS: '50', TDX_CONSUMER_RETRY_MAX_MS: '200' },
+    // every step through its stage topic, so each node service's consumer series moves
+    env: { TDX_CONSUMER_ATTEMPTS: '2', TDX_CONSUMER_RETRY_MIN_MS: '50', TDX_CONSUMER_RETRY_MAX_MS: '200', TDX_INLINE_STEPS: 'off' },
     parts: {
       ...defaultParts,
       nodes: {
