@@ -87,12 +87,7 @@ export function perItemNode(service: NodeService, deps: NodeDeps, handleOne: Ite
     service,
     inline: (ctx, d, batch) => handleOne(ctx, d, { ...batch, logger: d.logger }),
     async handle(items, batch) {
-      const now = deps.wallClock();
-      const clocks = await deps.ledger.clocks(
-        items.map((i) => i.message),
-        now,
-      );
-      const pass = { ...batch, fresh: isFresh(items, clocks, now) };
+      const { clocks, pass } = await startPass(deps, items, batch);
       let pending = effects();
       const flush = async (): Promise<void> => {
         const e = pending;
@@ -146,11 +141,17 @@ export function perItemNode(service: NodeService, deps: NodeDeps, handleOne: Ite
 }
 
 /**
- * Whether every item's clock was recorded by this reading (it had none): `now` is a time no
- * earlier run of the item can have recorded, since a redelivery or a retry comes later.
+ * The clocks of a batch's items, and the pass they start: `fresh` when every item's clock was
+ * recorded by this reading (it had none), since `now` is a time no earlier run of an item can
+ * have recorded (a redelivery or a retry comes later).
  */
-export function isFresh(items: readonly WorkItem[], clocks: ReadonlyMap<string, Micros>, now: Micros): boolean {
-  return items.every((i) => clocks.get(i.message.id) === now);
+export async function startPass(deps: NodeDeps, items: readonly WorkItem[], batch: BatchContext): Promise<{ clocks: Map<string, Micros>; pass: BatchContext & { fresh: boolean } }> {
+  const now = deps.wallClock();
+  const clocks = await deps.ledger.clocks(
+    items.map((i) => i.message),
+    now,
+  );
+  return { clocks, pass: { ...batch, fresh: items.every((i) => clocks.get(i.message.id) === now) } };
 }
 
 /** A message reduced to one line of at most 300 characters. */

@@ -11,7 +11,7 @@ import type { InterchangeKey } from '../../domain/processing-ports.ts';
 import { JSON_CONTENT_TYPE, type ArtifactPointer, type ArtifactRecord, type WarningRecord } from '../../domain/records.ts';
 import { readAcknowledgment, readX12Stream, structuralWarning, type AckRead, type GroupHeader, type InterchangeHeader, type StructuralFinding } from '../../x12/index.ts';
 import { provenDefinitions, referenceOf, releaseOf, resolveImplementation, segmentNotes, translateAndValidateJson, translateSetJson, type Implementation } from '../../x12/impl/index.ts';
-import { isFresh, type BatchContext, type NodeModule, type WorkItem } from '../node.ts';
+import { startPass, type BatchContext, type NodeModule, type WorkItem } from '../node.ts';
 import { contextOf } from '../context.ts';
 import { writeEffects } from '../inline.ts';
 import type { InlineBatch, InlineHandler, NodeDeps } from '../ports.ts';
@@ -56,12 +56,7 @@ export function x12SplitNode(deps: NodeDeps): NodeModule {
     service: 'x12_split',
     inline: splitInline,
     async handle(items: readonly WorkItem[], batch: BatchContext) {
-      const now = deps.wallClock();
-      const clocks = await deps.ledger.clocks(
-        items.map((i) => i.message),
-        now,
-      );
-      const pass = { ...batch, fresh: isFresh(items, clocks, now) };
+      const { clocks, pass } = await startPass(deps, items, batch);
       for (const item of items) {
         const ctx = await contextOf(deps, item.message, clocks.get(item.message.id) ?? deps.wallClock());
         await writeEffects(deps, await split(ctx, deps, pass), pass);

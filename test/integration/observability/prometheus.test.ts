@@ -11,13 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { statusOf } from '../../../src/domain/records.ts';
 import type { ConfigDocument, PartnerDoc } from '../../../src/domain/configuration.ts';
-import { defaultParts, nodeDeps } from '../../../src/service.ts';
-import { mappingNode } from '../../../src/nodes/mapping/node.ts';
-import { ItemsFailed, type NodeModule } from '../../../src/nodes/node.ts';
 import { eventually } from '../helpers/isolated-config.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 import { startPrometheus, type PromServer } from '../helpers/prometheus.ts';
-import { interchange, po850, startPipeline, type Pipeline } from '../pipeline/support.ts';
+import { interchange, po850, poisonedMappingParts, startPipeline, type Pipeline } from '../pipeline/support.ts';
 
 const SECRET = 'whsec_dGR4LW9ic2VydmFiaWxpdHktdGVzdC1zZWNyZXQtMDE=';
 const RULES = fileURLToPath(new URL('../../../deploy/observability/alerts.yml', import.meta.url));
@@ -57,28 +54,8 @@ beforeAll(async () => {
   p = await startPipeline(doc(rx.url), {
     // every step through its stage topic, so each node service's consumer series moves
     env: { TDX_CONSUMER_ATTEMPTS: '2', TDX_CONSUMER_RETRY_MIN_MS: '50', TDX_CONSUMER_RETRY_MAX_MS: '200', TDX_INLINE_STEPS: 'off' },
-    parts: {
-      ...defaultParts,
-      nodes: {
-        ...defaultParts.nodes,
-        // test interchanges (ISA15 T) always fail in the mapping step
-        mapping: async (resources): Promise<NodeModule> => {
-          const real = mappingNode(await nodeDeps(resources));
-          return {
-            ...real,
-            // run inline after the split too: the item then goes through stage.mapping, where
-            // the runner's attempts and dead-lettering apply
-            inline: (ctx, deps, batch) => (ctx.message.usageIndicator === 'T' ? Promise.reject(new TypeError('always fails')) : real.inline!(ctx, deps, batch)),
-            async handle(items, batch) {
-              const poison = items.filter((i) => i.message.usageIndicator === 'T');
-              const good = items.filter((i) => i.message.usageIndicator !== 'T');
-              if (good.length > 0) await real.handle(good, batch);
-              if (poison.length > 0) throw new ItemsFailed(poison.map((i) => i.message.id), new TypeError('always fails'));
-            },
-          };
-        },
-      },
-    },
+    // test interchanges (ISA15 T) always fail in the mapping step
+    parts: poisonedMappingParts(() => new TypeError('always fails')),
   });
   prom = await startPrometheus({ targets: [new URL(p.url).host], ruleFiles: [RULES] });
 }, 240_000);

@@ -2,43 +2,20 @@
  * Poison input: a work item that always fails is tried a bounded number of times, then its
  * trace gets an error result saying so, the message goes to the dead-letter topic, and the
  * partition moves on. Its neighbours in the same batch are not held back or failed with it.
- * The mapping node is wrapped for the test: it throws for test interchanges (ISA15 T), on its
- * own consumer and when it runs inline after the split (which then hands the item to
- * `stage.mapping`, where the runner's attempts and dead-lettering apply).
+ * The mapping node is wrapped for the test (poisonedMappingParts): it throws for test
+ * interchanges (ISA15 T).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { statusOf } from '../../../src/domain/records.ts';
-import { defaultParts, nodeDeps } from '../../../src/service.ts';
-import { mappingNode } from '../../../src/nodes/mapping/node.ts';
-import { ItemsFailed, type NodeModule } from '../../../src/nodes/node.ts';
 import type { DeadLetter } from '../../../src/wire/dead-letter.v1.ts';
 import { eventually } from '../helpers/isolated-config.ts';
-import { interchange, po850, pollingPartnerDoc, startPipeline, type Pipeline } from './support.ts';
+import { interchange, po850, poisonedMappingParts, pollingPartnerDoc, startPipeline, type Pipeline } from './support.ts';
 
 let p: Pipeline;
 beforeAll(async () => {
   p = await startPipeline(pollingPartnerDoc(), {
     env: { TDX_CONSUMER_ATTEMPTS: '3', TDX_CONSUMER_RETRY_MIN_MS: '100', TDX_CONSUMER_RETRY_MAX_MS: '400' },
-    parts: {
-      ...defaultParts,
-      nodes: {
-        ...defaultParts.nodes,
-        mapping: async (resources): Promise<NodeModule> => {
-          const real = mappingNode(await nodeDeps(resources));
-          const fault = () => new TypeError('Cannot read properties of undefined (reading "heading")');
-          return {
-            ...real,
-            inline: (ctx, deps, batch) => (ctx.message.usageIndicator === 'T' ? Promise.reject(fault()) : real.inline!(ctx, deps, batch)),
-            async handle(items, batch) {
-              const poison = items.filter((i) => i.message.usageIndicator === 'T');
-              const good = items.filter((i) => i.message.usageIndicator !== 'T');
-              if (good.length > 0) await real.handle(good, batch);
-              if (poison.length > 0) throw new ItemsFailed(poison.map((i) => i.message.id), fault());
-            },
-          };
-        },
-      },
-    },
+    parts: poisonedMappingParts(() => new TypeError('Cannot read properties of undefined (reading "heading")')),
   });
 }, 240_000);
 afterAll(async () => p?.stop());

@@ -16,7 +16,9 @@ import { x12ImplementationEngine } from '../../../src/domain/x12-implementation-
 import type { ConfigDocument } from '../../../src/domain/configuration.ts';
 import type { StoredTransaction, ResultRecord } from '../../../src/domain/records.ts';
 import { statusOf } from '../../../src/domain/records.ts';
-import type { ServiceParts } from '../../../src/service.ts';
+import { defaultParts, nodeDeps, type ServiceParts } from '../../../src/service.ts';
+import { mappingNode } from '../../../src/nodes/mapping/node.ts';
+import { ItemsFailed, type NodeModule } from '../../../src/nodes/node.ts';
 import { captureIo, eventually, isolatedConfig, type Isolated } from '../helpers/isolated-config.ts';
 
 /** A response an `api` call received (for checks against the OpenAPI document). */
@@ -253,4 +255,31 @@ export async function outageReported(p: Pipeline): Promise<{ ms: number; failing
   }, 60_000, '/readyz to report the outage');
   const checks = ready.value.body['checks'] as { name: string; ok: boolean }[];
   return { ms: ready.ms, failing: checks.filter((c) => !c.ok).map((c) => c.name) };
+}
+
+/**
+ * The service's parts with a mapping step that always throws `fault()` for test interchanges
+ * (ISA15 T): on its own consumer and when it runs inline after the split (which then hands the
+ * item to `stage.mapping`, where the runner's attempts and dead-lettering apply).
+ */
+export function poisonedMappingParts(fault: () => Error): ServiceParts {
+  return {
+    ...defaultParts,
+    nodes: {
+      ...defaultParts.nodes,
+      mapping: async (resources): Promise<NodeModule> => {
+        const real = mappingNode(await nodeDeps(resources));
+        return {
+          ...real,
+          inline: (ctx, deps, batch) => (ctx.message.usageIndicator === 'T' ? Promise.reject(fault()) : real.inline!(ctx, deps, batch)),
+          async handle(items, batch) {
+            const poison = items.filter((i) => i.message.usageIndicator === 'T');
+            const good = items.filter((i) => i.message.usageIndicator !== 'T');
+            if (good.length > 0) await real.handle(good, batch);
+            if (poison.length > 0) throw new ItemsFailed(poison.map((i) => i.message.id), fault());
+          },
+        };
+      },
+    },
+  };
 }

@@ -16,39 +16,16 @@ import { sandboxSinkNode } from '../../../src/nodes/sandbox_sink/node.ts';
 import { INLINE_SERVICES, InlineRegistry } from '../../../src/nodes/inline.ts';
 import { statusOf } from '../../../src/domain/records.ts';
 import type { MappingEngine } from '../../../src/domain/mapping-engine.ts';
-import type { ConfigDocument } from '../../../src/domain/configuration.ts';
 import type { NodeDeps } from '../../../src/nodes/ports.ts';
 import type { NodeModule } from '../../../src/nodes/node.ts';
 import type { StageMessage } from '../../../src/wire/stage.v1.ts';
 import type { TransactionChange } from '../../../src/wire/transaction-change.v1.ts';
-import { interchange as anyInterchange, po850 } from '../../integration/pipeline/support.ts';
+import { po850 } from '../../integration/pipeline/support.ts';
+import { doc, interchange } from '../support/acme.ts';
 import { memoryDeps, type MemoryNodeDeps } from '../support/memory-stores.ts';
 import { memoryOrg, workFor } from '../support/org.ts';
 
-const interchange = (opts: Parameters<typeof anyInterchange>[0]): string => anyInterchange({ sender: { qualifier: '01', id: 'PARTNER' }, receiver: { qualifier: 'ZZ', id: 'US' }, ...opts });
 
-const doc: ConfigDocument = {
-  envelopes: [
-    { name: 'us', external: false, interchangeExtid: 'US', interchangeExtidQualifier: 'ZZ', applicationCode: 'USAPP' },
-    { name: 'them', external: true, interchangeExtid: 'PARTNER', interchangeExtidQualifier: '01', applicationCode: 'THEMAPP' },
-  ],
-  connections: [{ name: 'c', kind: 'sftp', host: 'sftp.example', port: 22, username: 'u', password: 'p', inboundDirectory: 'in', outboundDirectory: 'out' }],
-  sources: [{ name: 'erp', sample: { order: 'X' } }],
-  implementations: [{ name: 'po', version: '1', status: 'published', transactionSet: { identifier: '850', release: '004010' }, definition: { base: true } }],
-  mappings: [{ name: 'm', direction: 'inbound', implementation: 'po', source: 'erp', transformation: '{ "order": heading.beginning_segment_for_purchase_order_BEG.purchase_order_number_03 }' }],
-  partners: [
-    {
-      key: 'ACME',
-      name: 'Acme',
-      deliveryMethod: 'polling',
-      generateAcknowledgments: true,
-      connection: 'c',
-      envelopes: { internal: 'us', external: 'them' },
-      frequency: 0,
-      transactionSets: [{ transactionSetIdentifier: '850', release: '004010', direction: 'inbound', usageIndicator: 'P', implementation: 'po', mapping: 'm' }],
-    },
-  ],
-};
 const org = memoryOrg(doc);
 
 /** Echoes the order number; throws (an engine fault, not a mapping failure) for orders in `poison`. */
