@@ -82,6 +82,11 @@ export interface Config {
      * `retention.ms`; docs/retention.md). Tests use a few seconds. @default 3888000
      */
     readonly retentionSeconds: number;
+    /**
+     * Requests a process has in flight to Cassandra at most; more wait in order (the driver
+     * refuses requests past 2,048 per connection). @default 1024
+     */
+    readonly maxInFlight: number;
   };
   readonly clickhouse: {
     /** When set, ClickHouse is reached over HTTP at this URL; otherwise chDB runs embedded. */
@@ -314,6 +319,7 @@ export function loadConfig(env: Env = process.env): Config {
       keyspace: r.string('CASSANDRA_KEYSPACE', 'tdx'),
       replicationFactor: r.int('CASSANDRA_REPLICATION_FACTOR', 1, 1, 9),
       retentionSeconds: r.int('TDX_RETENTION_SECONDS', 45 * 24 * 3600, 1, 10 * 365 * 24 * 3600),
+      maxInFlight: r.int('TDX_CASSANDRA_MAX_IN_FLIGHT', 1024, 1, 32_768),
     },
     clickhouse: {
       url: r.url('CLICKHOUSE_URL', undefined),

@@ -2,6 +2,12 @@
  * cassandra-driver client factory and health check. Statements are prepared by default
  * (`prepare: true`), reads and writes use LOCAL_QUORUM, and the client is bound to the
  * configured keyspace (except for the migration runner, which creates it).
+ *
+ * The client bounds the requests it has in flight (`cassandra.maxInFlight`): the driver refuses
+ * a request at once (BusyConnectionError, then NoHostAvailableError) when its connections to a
+ * host carry 2,048 requests each, and a consumer pass that writes thousands of rows from many
+ * concurrent steps would be refused as a whole and retried as a whole, forever. Past the bound,
+ * requests wait in order for a free place instead.
  */
 import cassandra from 'cassandra-driver';
 import type { Config } from '../../config.ts';
@@ -16,6 +22,41 @@ export interface CassandraClientOptions {
   readonly requestTracker?: cassandra.tracker.RequestTracker;
 }
 
+/**
+ * At most `limit` calls of the promise-returning methods `execute` and `batch` of `client` in
+ * flight; the others wait, first come first served. (A call with a callback is passed through:
+ * the project uses the promise forms only.)
+ */
+export function boundRequests(client: cassandra.Client, limit: number): cassandra.Client {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  const release = (): void => {
+    const next = waiting.shift();
+    if (next) next();
+    else active--;
+  };
+  const bound = <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      if (active < limit) active++;
+      else await new Promise<void>((resolve) => waiting.push(resolve));
+      try {
+        return await call(...args);
+      } finally {
+        release();
+      }
+    };
+  const execute = client.execute.bind(client) as (...args: unknown[]) => Promise<cassandra.types.ResultSet>;
+  const batch = client.batch.bind(client) as (...args: unknown[]) => Promise<cassandra.types.ResultSet>;
+  const boundExecute = bound(execute);
+  const boundBatch = bound(batch);
+  const passThrough = (args: unknown[]): boolean => typeof args[args.length - 1] === 'function';
+  Object.assign(client, {
+    execute: (...args: unknown[]) => (passThrough(args) ? execute(...args) : boundExecute(...args)),
+    batch: (...args: unknown[]) => (passThrough(args) ? batch(...args) : boundBatch(...args)),
+  });
+  return client;
+}
+
 export function createCassandraClient(config: Config, logger: Logger, opts: CassandraClientOptions = {}): cassandra.Client {
   const c = config.cassandra;
   const client = new cassandra.Client({
@@ -28,6 +69,7 @@ export function createCassandraClient(config: Config, logger: Logger, opts: Cass
     pooling: { warmup: false },
     ...(opts.requestTracker ? { requestTracker: opts.requestTracker } : {}),
   });
+  boundRequests(client, c.maxInFlight);
   const log = logger.child({ component: 'cassandra' });
   client.on('log', (level: string, className: string, message: string) => {
     if (level === 'error') log.error({ className }, message);

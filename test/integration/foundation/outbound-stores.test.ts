@@ -240,3 +240,21 @@ describe('grouped writes and reads of the processing stores', () => {
     expect(after.every((t) => t.acknowledgmentStatus === 'accepted' && t.updatedAt > t0 + 5000)).toBe(true);
   });
 });
+
+describe('requests in flight', () => {
+  it('are bounded by the client: 6,000 at once all succeed where the bare driver refuses some as busy', async () => {
+    const many = Array.from({ length: 6000 }, () => client.execute('SELECT now() FROM system.local', [], { prepare: true }));
+    const settled = await Promise.allSettled(many);
+    expect(settled.filter((s) => s.status === 'rejected')).toEqual([]);
+    // the same burst through a driver client without the bound: it needs the bound
+    const bare = new cassandra.Client({ contactPoints: [...iso.config.cassandra.contactPoints], localDataCenter: iso.config.cassandra.localDataCenter, pooling: { warmup: false } });
+    await bare.connect();
+    try {
+      const refused = (await Promise.allSettled(Array.from({ length: 6000 }, () => bare.execute('SELECT now() FROM system.local', [], { prepare: true })))).filter((s) => s.status === 'rejected');
+      expect(refused.length).toBeGreaterThan(0);
+      expect(String((refused[0] as PromiseRejectedResult).reason)).toMatch(/busy|NoHostAvailable/i);
+    } finally {
+      await bare.shutdown();
+    }
+  });
+});
