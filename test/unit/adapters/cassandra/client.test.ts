@@ -15,7 +15,7 @@ function pendingClient() {
       calls.push({
         args,
         resolve: (v) => (inFlight--, resolve(v)),
-        reject: (e) => (inFlight--, reject(e)),
+        reject: (e) => (inFlight--, reject(e instanceof Error ? e : new Error(String(e)))),
       });
     });
   const client = { execute: request, batch: request } as unknown as cassandra.Client;
@@ -28,7 +28,7 @@ describe('boundRequests', () => {
   it('keeps at most the bound in flight, starts the waiting ones in order, and passes results and errors through', async () => {
     const { client, calls, most } = pendingClient();
     boundRequests(client, 3);
-    const results = Array.from({ length: 8 }, (_, i) => (i % 2 ? client.batch([], { i }) : client.execute('q', [i])).then((v) => v, (e: unknown) => `failed ${String(e)}`));
+    const results = Array.from({ length: 8 }, (_, i) => (i % 2 ? client.batch([{ query: 'b', params: [i] }]) : client.execute('q', [i])).then((v) => v, (e: unknown) => `failed ${String(e)}`));
     await tick();
     expect(calls).toHaveLength(3);
     calls[1]!.reject('boom');
@@ -42,8 +42,8 @@ describe('boundRequests', () => {
     expect(calls).toHaveLength(8);
     expect(most()).toBe(3);
     // in the order asked
-    expect(calls.map((c) => (c.args[0] === 'q' ? (c.args[1] as number[])[0] : (c.args[1] as { i: number }).i))).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
-    expect(await Promise.all(results)).toEqual(['r0', 'failed boom', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7']);
+    expect(calls.map((c) => (c.args[0] === 'q' ? (c.args[1] as number[])[0] : (c.args[0] as { params: number[] }[])[0]!.params[0]))).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(await Promise.all(results)).toEqual(['r0', 'failed Error: boom', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7']);
   });
 
   it('passes a call with a callback straight through', () => {
