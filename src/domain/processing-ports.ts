@@ -15,16 +15,29 @@ import type {
 } from './records.ts';
 
 /** Document bytes in chunks (claim-check): Kafka messages carry artifact ids only. */
+/** The bytes an artifact row points to, as an alias of the artifact copies them. */
+export interface StoredBytes {
+  readonly blobId: string;
+  readonly size: number;
+  readonly sha256: string;
+}
+
 export interface ArtifactStore {
-  /** Stores bytes under `record.blobId` (chunks first), then the row, so a visible row is complete. */
-  put(record: ArtifactRecord, bytes: Uint8Array): Promise<void>;
+  /**
+   * Stores bytes under `record.blobId` (chunks first), then the row, so a visible row is
+   * complete; returns what an alias of the artifact copies.
+   */
+  put(record: ArtifactRecord, bytes: Uint8Array): Promise<StoredBytes>;
   /**
    * Streams bytes into chunks without holding them, then writes the row; returns size and
    * SHA-256. `record.size` and `record.sha256` are ignored.
    */
   putStream(record: ArtifactRecord, chunks: AsyncIterable<Uint8Array>): Promise<{ size: number; sha256: string }>;
-  /** A row sharing the bytes of the stored artifact whose id is `record.blobId`. */
-  alias(record: ArtifactRecord): Promise<void>;
+  /**
+   * A row sharing the bytes of the stored artifact whose id is `record.blobId`. `source`: those
+   * bytes as `put` returned them, when the caller wrote them (the store then reads nothing).
+   */
+  alias(record: ArtifactRecord, source?: StoredBytes): Promise<void>;
   get(organizationId: string, id: string): Promise<ArtifactRecord | null>;
   /** The bytes in order; a missing chunk (aged out) throws `not_found`. */
   chunks(record: ArtifactRecord): AsyncIterable<Buffer>;

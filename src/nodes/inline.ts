@@ -84,7 +84,7 @@ class Unwritten {
     const overArtifacts: ArtifactStore = {
       put: (record, bytes) => artifacts.put(record, bytes),
       putStream: (record, chunks) => artifacts.putStream(record, chunks),
-      alias: (record) => artifacts.alias(record),
+      alias: (record, source) => artifacts.alias(record, source),
       get: async (org, id) => this.artifacts.get(`${org}/${id}`) ?? artifacts.get(org, id),
       chunks: (record) => {
         const bytes = bytesOf(record);

@@ -20,6 +20,7 @@ import { delayTierFor, type DelayedMessage } from '../wire/delayed.v1.ts';
 import { stageTopic } from '../wire/topics.ts';
 import type { NodeService } from '../domain/node-services.ts';
 import type { FeedRequest, LogRecord, Micros, ResultRecord } from '../domain/records.ts';
+import type { StoredBytes } from '../domain/processing-ports.ts';
 import type { Effects } from './step.ts';
 import type { Emitter, OutgoingMessage, ProcessingStores } from './ports.ts';
 
@@ -113,8 +114,16 @@ export function messagesOf(e: Effects, changedAt: Micros, encode: Emitter['encod
 export async function applyEffects(stores: ProcessingStores, emitter: Emitter, e: Effects, changedAt: Micros): Promise<void> {
   const withBytes = e.artifacts.filter((a) => a.bytes !== null);
   const aliases = e.artifacts.filter((a) => a.bytes === null);
-  await mapLimit(withBytes, WRITE_CONCURRENCY, (a) => stores.artifacts.put(a.record, a.bytes!));
-  await mapLimit(aliases, WRITE_CONCURRENCY, (a) => stores.artifacts.alias(a.record));
+  const stored = await mapLimit(withBytes, WRITE_CONCURRENCY, (a) => stores.artifacts.put(a.record, a.bytes!));
+  // an alias of bytes written here (or of an alias of them) copies what was written: no read
+  const known = new Map<string, StoredBytes>();
+  withBytes.forEach((a, i) => known.set(`${a.record.organizationId}/${a.record.id}`, stored[i]!));
+  const sources = aliases.map((a) => {
+    const source = known.get(`${a.record.organizationId}/${a.record.blobId}`);
+    if (source) known.set(`${a.record.organizationId}/${a.record.id}`, source);
+    return source;
+  });
+  await mapLimit(aliases, WRITE_CONCURRENCY, (a, i) => stores.artifacts.alias(a.record, sources[i]));
   if (e.transactions.length > 0) await stores.transactions.record(e.transactions);
   if (e.results.length > 0) await stores.results.put(e.results);
   // State changes last: a transaction reads delivered (or failed) only once the result that

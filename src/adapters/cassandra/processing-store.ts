@@ -8,6 +8,7 @@ import cassandra, { type Client } from 'cassandra-driver';
 import { TdxError } from '../../errors.ts';
 import type {
   ArtifactStore,
+  StoredBytes,
   ControlNumberStore,
   FeedStore,
   InterchangeKey,
@@ -135,7 +136,7 @@ export class CassandraArtifactStore implements ArtifactStore {
     );
   }
 
-  put(record: ArtifactRecord, bytes: Uint8Array): Promise<void> {
+  put(record: ArtifactRecord, bytes: Uint8Array): Promise<StoredBytes> {
     return guardStore('artifact write', async () => {
       const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       const params: Params[] = [];
@@ -146,6 +147,7 @@ export class CassandraArtifactStore implements ArtifactStore {
       await runConcurrent(this.client, `INSERT INTO proc_artifact_chunks (blob_id, chunk_index, data) VALUES (?, ?, ?)${this.ttl.clause}`, params);
       const sha = record.sha256 !== '' ? record.sha256 : createHash('sha256').update(buf).digest('hex');
       await this.writeRow(record, buf.length, sha, params.length);
+      return { blobId: record.blobId, size: buf.length, sha256: sha };
     });
   }
 
@@ -186,8 +188,10 @@ export class CassandraArtifactStore implements ArtifactStore {
     });
   }
 
-  alias(record: ArtifactRecord): Promise<void> {
+  alias(record: ArtifactRecord, source?: StoredBytes): Promise<void> {
     return guardStore('artifact alias', async () => {
+      // chunks of CHUNK_BYTES, and one (empty) chunk for no bytes, as put and putStream write them
+      if (source) return this.writeRow({ ...record, blobId: source.blobId }, source.size, source.sha256, Math.max(1, Math.ceil(source.size / CHUNK_BYTES)));
       const rs = await this.client.execute('SELECT size, sha256, chunk_count, blob_id FROM proc_artifacts WHERE org_id = ? AND artifact_id = ?', [record.organizationId, record.blobId], { prepare: true });
       const src = rs.first();
       if (!src) throw new TdxError('not_found', `Artifact ${record.blobId} to share bytes with is not stored.`, { reason: 'artifact' });

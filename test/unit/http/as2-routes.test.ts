@@ -21,6 +21,7 @@ import { as2TraceGuid, type As2DeliveryDetail, type As2ReceiptOutcome } from '..
 import type { ConfigDocument } from '../../../src/domain/configuration.ts';
 import { resultId } from '../../../src/domain/ids.ts';
 import type { ArtifactRecord } from '../../../src/domain/records.ts';
+import type { StoredBytes } from '../../../src/domain/processing-ports.ts';
 import { TdxError } from '../../../src/errors.ts';
 import { as2Router } from '../../../src/http/as2/routes.ts';
 import { createApp } from '../../../src/http/app.ts';
@@ -73,7 +74,7 @@ const calls: string[] = [];
 let failArtifacts = false;
 let failBroker = false;
 class RecordingArtifacts extends MemoryArtifacts {
-  override async put(record: ArtifactRecord, bytes: Uint8Array): Promise<void> {
+  override async put(record: ArtifactRecord, bytes: Uint8Array): Promise<StoredBytes> {
     if (failArtifacts) throw new TdxError('store_unavailable', 'Cassandra artifact write failed: no host available');
     calls.push(`put ${record.id}`);
     return super.put(record, bytes);

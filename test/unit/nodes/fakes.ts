@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ArtifactRecord, ResultRecord } from '../../../src/domain/records.ts';
-import type { ArtifactStore } from '../../../src/domain/processing-ports.ts';
+import type { ArtifactStore, StoredBytes } from '../../../src/domain/processing-ports.ts';
 import type { ConfigView, NodeDeps, OutgoingMessage } from '../../../src/nodes/ports.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { loadConfig } from '../../../src/config.ts';
@@ -12,10 +12,10 @@ import { loadConfig } from '../../../src/config.ts';
 export class MemoryArtifacts implements ArtifactStore {
   readonly rows = new Map<string, ArtifactRecord>();
   readonly blobs = new Map<string, Buffer>();
-  put(record: ArtifactRecord, bytes: Uint8Array): Promise<void> {
+  put(record: ArtifactRecord, bytes: Uint8Array): Promise<StoredBytes> {
     this.blobs.set(record.blobId, Buffer.from(bytes));
     this.rows.set(record.id, { ...record, size: bytes.length });
-    return Promise.resolve();
+    return Promise.resolve({ blobId: record.blobId, size: bytes.length, sha256: record.sha256 });
   }
   async putStream(record: ArtifactRecord, chunks: AsyncIterable<Uint8Array>): Promise<{ size: number; sha256: string }> {
     const parts: Buffer[] = [];

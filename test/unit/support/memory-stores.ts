@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { TdxError } from '../../../src/errors.ts';
 import type {
   ArtifactStore,
+  StoredBytes,
   ControlNumberStore,
   FeedStore,
   InterchangeKey,
@@ -27,10 +28,14 @@ import { createLogger } from '../../../src/logger.ts';
 export class MemoryArtifacts implements ArtifactStore {
   readonly rows = new Map<string, ArtifactRecord>();
   readonly blobs = new Map<string, Buffer>();
-  async put(record: ArtifactRecord, bytes: Uint8Array): Promise<void> {
+  /** Aliases written without a read of their source (the caller gave it). */
+  aliasesGivenTheirSource = 0;
+  async put(record: ArtifactRecord, bytes: Uint8Array): Promise<StoredBytes> {
     const b = Buffer.from(bytes);
     this.blobs.set(record.blobId, b);
-    this.rows.set(`${record.organizationId}|${record.id}`, { ...record, size: b.length, sha256: createHash('sha256').update(b).digest('hex') });
+    const sha256 = createHash('sha256').update(b).digest('hex');
+    this.rows.set(`${record.organizationId}|${record.id}`, { ...record, size: b.length, sha256 });
+    return { blobId: record.blobId, size: b.length, sha256 };
   }
   async putStream(record: ArtifactRecord, chunks: AsyncIterable<Uint8Array>): Promise<{ size: number; sha256: string }> {
     const parts: Buffer[] = [];
@@ -39,7 +44,12 @@ export class MemoryArtifacts implements ArtifactStore {
     const r = this.rows.get(`${record.organizationId}|${record.id}`)!;
     return { size: r.size, sha256: r.sha256 };
   }
-  async alias(record: ArtifactRecord): Promise<void> {
+  async alias(record: ArtifactRecord, source?: StoredBytes): Promise<void> {
+    if (source) {
+      this.aliasesGivenTheirSource++;
+      this.rows.set(`${record.organizationId}|${record.id}`, { ...record, blobId: source.blobId, size: source.size, sha256: source.sha256 });
+      return;
+    }
     const src = this.rows.get(`${record.organizationId}|${record.blobId}`);
     if (!src) throw new TdxError('not_found', `Artifact ${record.blobId} to share bytes with is not stored.`);
     this.rows.set(`${record.organizationId}|${record.id}`, { ...record, blobId: src.blobId, size: src.size, sha256: src.sha256 });
