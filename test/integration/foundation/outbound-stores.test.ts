@@ -11,7 +11,7 @@ import cassandra from 'cassandra-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMigrate } from '../../../src/cli/commands/migrate.ts';
 import { createCassandraClient } from '../../../src/adapters/cassandra/client.ts';
-import { CassandraControlNumbers, CassandraResultStore, CassandraSandboxReceipts, CassandraStepLedger, CassandraTransactionStore } from '../../../src/adapters/cassandra/processing-store.ts';
+import { CassandraArtifactStore, CassandraControlNumbers, CassandraResultStore, CassandraSandboxReceipts, CassandraStepLedger, CassandraTransactionStore } from '../../../src/adapters/cassandra/processing-store.ts';
 import { CassandraAcknowledgmentDeadlines, CassandraSchedulerLeases } from '../../../src/adapters/cassandra/outbound-store.ts';
 import type { ResultRecord, StoredTransaction } from '../../../src/domain/records.ts';
 import { createLogger } from '../../../src/logger.ts';
@@ -256,5 +256,21 @@ describe('requests in flight', () => {
     } finally {
       await bare.shutdown();
     }
+  });
+});
+
+describe('artifact aliases', () => {
+  it('written from the bytes put returned are the same rows as aliases that read their source', async () => {
+    const store = new CassandraArtifactStore(client);
+    const base = { organizationId: 'org-alias', traceGuid: 'trace-alias', resultId: 'r', nodeName: 'Map', usage: 'mapped', contentType: 'application/json', filename: null, size: 0, sha256: '', createdAt: 1 };
+    const bytes = Buffer.alloc(600 * 1024, 'x'); // two chunks
+    const source = await store.put({ ...base, id: 'src', blobId: 'src' }, bytes);
+    await store.alias({ ...base, id: 'read', blobId: 'src' });
+    await store.alias({ ...base, id: 'given', blobId: 'src' }, source);
+    const read = await store.get('org-alias', 'read');
+    const given = await store.get('org-alias', 'given');
+    expect(given).toEqual({ ...read, id: 'given' });
+    expect(given).toMatchObject({ blobId: 'src', size: bytes.length });
+    expect((await store.read(given!)).equals(bytes)).toBe(true);
   });
 });
