@@ -8,6 +8,12 @@
  *      always has its result stored)
  *   5. one produce: result, transaction-change, log and feed-request events, then the next work
  *
+ * A transaction recorded in the same effects as partial updates of it (an inline pass records
+ * a set and maps, validates and places it on the feed) is written once, with the updates folded
+ * into its row, at step 4: one write instead of a row and an update per step, and still no
+ * state visible before its result. Its fields are written as of its createdAt, like every
+ * recorded row, so a pass run again after a crash never undoes what a later step wrote.
+ *
  * Every write is idempotent (deterministic keys), so a crash anywhere is repaired by the
  * redelivery of the same work: the same rows are rewritten and the same messages produced.
  */
@@ -19,7 +25,7 @@ import type { TransactionChange } from '../wire/transaction-change.v1.ts';
 import { delayTierFor, type DelayedMessage } from '../wire/delayed.v1.ts';
 import { stageTopic } from '../wire/topics.ts';
 import type { NodeService } from '../domain/node-services.ts';
-import type { FeedRequest, LogRecord, Micros, ResultRecord } from '../domain/records.ts';
+import type { FeedRequest, LogRecord, Micros, ResultRecord, StoredTransaction, TransactionUpdate } from '../domain/records.ts';
 import type { StoredBytes } from '../domain/processing-ports.ts';
 import type { Effects } from './step.ts';
 import type { Emitter, OutgoingMessage, ProcessingStores } from './ports.ts';
@@ -110,6 +116,34 @@ export function messagesOf(e: Effects, changedAt: Micros, encode: Emitter['encod
   return out;
 }
 
+/**
+ * The transactions of `e` with the partial updates of them that `e` holds folded in (`folded`),
+ * the ones with none (`recorded`), and the updates left (of transactions recorded elsewhere, or
+ * written as of a step clock: `at`).
+ */
+export function foldUpdates(e: Pick<Effects, 'transactions' | 'updates'>): { recorded: StoredTransaction[]; folded: StoredTransaction[]; updates: TransactionUpdate[] } {
+  if (e.updates.length === 0) return { recorded: e.transactions, folded: [], updates: e.updates };
+  const byId = new Map<string, StoredTransaction>();
+  for (const t of e.transactions) byId.set(`${t.organizationId}|${t.id}`, t);
+  const changed = new Set<string>();
+  const updates: TransactionUpdate[] = [];
+  for (const u of e.updates) {
+    const k = `${u.organizationId}|${u.id}`;
+    const t = byId.get(k);
+    if (!t || u.at !== undefined) {
+      updates.push(u);
+      continue;
+    }
+    const { organizationId: _o, id: _i, traceGuid: _t, at: _at, createdAt: _c, roles, ...fields } = u;
+    byId.set(k, { ...t, ...fields, roles: { ...t.roles, ...(roles ?? {}) } });
+    changed.add(k);
+  }
+  const recorded: StoredTransaction[] = [];
+  const folded: StoredTransaction[] = [];
+  for (const [k, t] of byId) (changed.has(k) ? folded : recorded).push(t);
+  return { recorded, folded, updates };
+}
+
 /** Writes `e` and produces its messages. */
 export async function applyEffects(stores: ProcessingStores, emitter: Emitter, e: Effects, changedAt: Micros): Promise<void> {
   const withBytes = e.artifacts.filter((a) => a.bytes !== null);
@@ -124,11 +158,13 @@ export async function applyEffects(stores: ProcessingStores, emitter: Emitter, e
     return source;
   });
   await mapLimit(aliases, WRITE_CONCURRENCY, (a, i) => stores.artifacts.alias(a.record, sources[i]));
-  if (e.transactions.length > 0) await stores.transactions.record(e.transactions);
+  const { recorded, folded, updates } = foldUpdates(e);
+  if (recorded.length > 0) await stores.transactions.record(recorded);
   if (e.results.length > 0) await stores.results.put(e.results);
   // State changes last: a transaction reads delivered (or failed) only once the result that
   // says so is stored.
-  if (e.updates.length > 0) await stores.transactions.update(e.updates);
+  if (folded.length > 0) await stores.transactions.record(folded);
+  if (updates.length > 0) await stores.transactions.update(updates);
   await mapLimit(e.traceErrors, WRITE_CONCURRENCY, (t) => stores.transactions.recordTraceError(t.organizationId, t.traceGuid, t.error));
   const messages = messagesOf(e, changedAt, (t, v) => emitter.encode(t, v));
   if (messages.length > 0) await emitter.produce(messages);

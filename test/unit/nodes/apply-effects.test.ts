@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { applyEffects } from '../../../src/nodes/runtime.ts';
 import { effects } from '../../../src/nodes/step.ts';
-import type { ArtifactRecord } from '../../../src/domain/records.ts';
+import type { ArtifactRecord, StoredTransaction } from '../../../src/domain/records.ts';
 import { doc } from '../support/acme.ts';
 import { memoryDeps } from '../support/memory-stores.ts';
 import { memoryOrg } from '../support/org.ts';
@@ -36,5 +36,47 @@ describe('applyEffects: artifacts', () => {
     await applyEffects(deps.stores, deps.emitter, e, 1);
     expect(deps.memory.artifacts.aliasesGivenTheirSource).toBe(0);
     expect(await deps.memory.artifacts.get('org-1', 'later-alias')).toMatchObject({ blobId: 'earlier', size: 3 });
+  });
+});
+
+function tx(id: string): StoredTransaction {
+  return {
+    id, organizationId: 'org-1', traceGuid: 'trace-1', direction: 'inbound', usageIndicator: 'P', partnerKey: 'acme', transactionSetIdentifier: '850', release: '004010', reference: null,
+    senderQualifier: 'ZZ', senderExtid: 'A', receiverQualifier: 'ZZ', receiverExtid: 'B', interchangeControlNumber: '1', groupControlNumber: '1', transactionSetControlNumber: '0001',
+    duplicateOf: null, flowId: 'f', flowVersion: 1, flowName: 'F', createdAt: 100, failed: false, failedNodeName: null, completed: false, deliveredAt: null, warningCount: 0,
+    acknowledgmentStatus: null, acknowledgedBy: null, acknowledges: null, resendCount: 0, lastResentAt: null, roles: {}, deliveryNodeId: null, deliveryResultId: null, deliveryInputResultId: null, updatedAt: 100,
+  };
+}
+
+describe('applyEffects: transactions recorded with their updates', () => {
+  it('folds the updates of a transaction recorded in the same effects into its row, written after the results', async () => {
+    const deps = memoryDeps(org);
+    const calls: string[] = [];
+    const t = deps.memory.transactions;
+    const record = t.record.bind(t);
+    const update = t.update.bind(t);
+    const put = deps.memory.results.put.bind(deps.memory.results);
+    t.record = async (rows) => (calls.push(`record ${rows.map((r) => `${r.id}${r.completed ? ' completed' : ''}`).join(',')}`), record(rows));
+    t.update = async (rows) => (calls.push(`update ${rows.map((r) => r.id).join(',')}`), update(rows));
+    deps.memory.results.put = async (rows) => (calls.push('results'), put(rows));
+    await t.record([tx('elsewhere')]);
+    calls.length = 0;
+    const e = effects();
+    e.transactions.push(tx('plain'), tx('mapped'));
+    e.results.push({ id: 'r1', organizationId: 'org-1', traceGuid: 'trace-1', transactionId: 'mapped', flowId: 'f', nodeId: 'n', nodeName: 'Feed', service: 'feed', status: 'success', direction: 'inbound', partnerKey: 'acme', resend: false, detail: {}, payload: null, createdAt: 101, updatedAt: 101 } as never);
+    e.updates.push(
+      { organizationId: 'org-1', id: 'mapped', traceGuid: 'trace-1', roles: { mapped: { resultId: 'r0', nodeName: 'Map' } } as never, warningCount: 2 },
+      { organizationId: 'org-1', id: 'mapped', traceGuid: 'trace-1', completed: true, deliveryResultId: 'r1' },
+      { organizationId: 'org-1', id: 'elsewhere', traceGuid: 'trace-1', completed: true },
+      { organizationId: 'org-1', id: 'plain', traceGuid: 'trace-1', acknowledgmentStatus: 'accepted', at: 150 },
+    );
+    await applyEffects(deps.stores, deps.emitter, e, 200);
+    expect(calls).toEqual(['record plain', 'results', 'record mapped completed', 'update elsewhere,plain']);
+    expect(await t.get('org-1', 'mapped')).toMatchObject({ completed: true, deliveryResultId: 'r1', warningCount: 2, roles: { mapped: { resultId: 'r0', nodeName: 'Map' } }, createdAt: 100 });
+    expect(await t.get('org-1', 'elsewhere')).toMatchObject({ completed: true });
+    expect(await t.get('org-1', 'plain')).toMatchObject({ acknowledgmentStatus: 'accepted', completed: false });
+    // one change event per transaction, folded or not
+    const changes = deps.memory.emitter.sent.filter((m) => m.topic === 'events.transactions').map((m) => (m.value as { id: string }).id).sort();
+    expect(changes).toEqual(['elsewhere', 'mapped', 'plain']);
   });
 });
