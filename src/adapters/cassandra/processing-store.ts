@@ -318,9 +318,14 @@ export class CassandraResultStore implements ResultStore, TransactionResultsRead
         main.push([r.organizationId, r.id, ...p, ...ttl]);
         byTrace.push([r.organizationId, r.traceGuid, r.transactionId ?? '', r.id, ...p.slice(2), ...ttl]);
       }
+      const mainQuery = `INSERT INTO proc_results (org_id, id, ${RESULT_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)${this.ttl.clause}`;
       const traceQuery = `INSERT INTO proc_trace_results (org_id, trace_guid, transaction_id, result_id, flow_id, node_id, node_name, service, status, direction, partner_key, resend, detail, payload_artifact_id, payload_format, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)${this.ttl.clause}`;
       await Promise.all([
-        runConcurrent(this.client, `INSERT INTO proc_results (org_id, id, ${RESULT_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)${this.ttl.clause}`, main),
+        // a partition per result: in batches of a few partitions (grouped.ts)
+        writeGrouped(
+          this.client,
+          main.map((params) => ({ query: mainQuery, params, partition: `${params[0] as string}|${params[1] as string}` })),
+        ),
         // the results of one trace share a partition: a few batches instead of a write each
         writeGrouped(
           this.client,
@@ -494,7 +499,10 @@ export class CassandraTransactionStore implements TransactionStore {
       await Promise.all([
         // Written as of the transaction's createdAt (a step clock), so a step re-run after a
         // crash rewrites the recorded fields without resetting state that later steps wrote.
-        runConcurrent(this.client, `INSERT INTO proc_transactions (${TX_COLUMNS}) VALUES (${marks}) USING ${this.ttl.andClause}TIMESTAMP ?`, rows),
+        writeGrouped(
+          this.client,
+          rows.map((params) => ({ query: `INSERT INTO proc_transactions (${TX_COLUMNS}) VALUES (${marks}) USING ${this.ttl.andClause}TIMESTAMP ?`, params, partition: `${params[0] as string}|${params[1] as string}` })),
+        ),
         writeGrouped(
           this.client,
           byTrace.map((params) => ({ query: `INSERT INTO proc_trace_transactions (org_id, trace_guid, transaction_id) VALUES (?, ?, ?)${this.ttl.clause}`, params, partition: `${params[0] as string}|${params[1] as string}` })),

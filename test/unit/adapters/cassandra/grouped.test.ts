@@ -4,7 +4,7 @@ import { planRequests, valueBytes, type GroupedStatement } from '../../../../src
 const st = (partition: string, i: number, size = 10): GroupedStatement => ({ query: 'INSERT', params: [partition, `row-${i}`, 'x'.repeat(size)], partition });
 
 describe('planRequests', () => {
-  it('batches the statements of one partition and sends a lone statement on its own', () => {
+  it('batches the statements of one partition and sends a statement alone in its partition on its own when it is the only one', () => {
     const plan = planRequests([st('a', 1), st('b', 1), st('a', 2), st('a', 3)]);
     expect(plan).toHaveLength(2);
     const batch = plan.find((r) => r.kind === 'batch');
@@ -13,12 +13,24 @@ describe('planRequests', () => {
     expect(one?.kind === 'one' && one.statement.partition).toBe('b');
   });
 
-  it('never puts two partitions in one batch', () => {
-    const statements = Array.from({ length: 300 }, (_, i) => st(`p${i % 7}`, i));
-    for (const r of planRequests(statements)) {
-      const parts = new Set(r.kind === 'one' ? [r.statement.partition] : r.statements.map((s) => s.partition));
-      expect(parts.size).toBe(1);
+  it('puts two partitions in one batch only for statements alone in their partition, ten partitions at most', () => {
+    const many = Array.from({ length: 300 }, (_, i) => st(`p${i % 7}`, i));
+    const lone = Array.from({ length: 25 }, (_, i) => st(`lone${i}`, i));
+    const plan = planRequests([...many, ...lone]);
+    for (const r of plan) {
+      const statements = r.kind === 'one' ? [r.statement] : r.statements;
+      const parts = new Set(statements.map((s) => s.partition));
+      if (parts.size > 1) {
+        expect(parts.size).toBe(statements.length);
+        expect(parts.size).toBeLessThanOrEqual(10);
+        for (const p of parts) expect(p).toMatch(/^lone/);
+      }
     }
+    // 25 lone statements: 10 + 10 + 5, each once, in order
+    const loneRequests = plan.filter((r) => (r.kind === 'one' ? [r.statement] : r.statements).some((s) => s.partition.startsWith('lone')));
+    expect(loneRequests.map((r) => (r.kind === 'one' ? 1 : r.statements.length))).toEqual([10, 10, 5]);
+    expect(loneRequests.flatMap((r) => (r.kind === 'one' ? [r.statement] : r.statements))).toEqual(lone);
+    expect(planRequests(lone, { maxPartitions: 1 }).every((r) => r.kind === 'one')).toBe(true);
   });
 
   it('cuts batches at the statement count and the byte bound, keeping every statement once and in order', () => {
