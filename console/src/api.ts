@@ -4,7 +4,7 @@
  * `npm run console:api-types`), so a change of the API breaks the console's type-check; the
  * console never sees more than the key allows because it asks nothing else.
  */
-import type { components } from './api-schema.ts';
+import type { components, paths } from './api-schema.ts';
 
 type Schemas = components['schemas'];
 
@@ -15,6 +15,13 @@ export type CompactResult = Schemas['ResultCompact'];
 export type LogEntry = Schemas['LogEntry'];
 export type Payload = Schemas['Payload'];
 export type Trace = Schemas['Trace'];
+
+/**
+ * The query parameters GET /platform/edi_transactions takes, as the OpenAPI document names them:
+ * the console can send no other (the contract's lists take no sort or order parameter; each
+ * lists in its one order).
+ */
+export type TransactionListQuery = NonNullable<paths['/platform/edi_transactions']['get']['parameters']['query']>;
 
 /**
  * A warning. The document leaves its `detail` an open object; the console reads the segment
