@@ -68,7 +68,7 @@ export function nodeDeps(resources: Resources): Promise<NodeDeps> {
   let deps = nodeDepsOf.get(resources);
   if (!deps) {
     deps = (async () => {
-      const [cassandra, stores, producer, wire] = await Promise.all([resources.cassandra(), resources.stores(), resources.producer(), resources.wire()]);
+      const [cassandra, stores, producer, wire, tracer] = await Promise.all([resources.cassandra(), resources.stores(), resources.producer(), resources.wire(), resources.tracer()]);
       const as2 = await as2Stores(resources);
       const sftp = resources.own('sftp-client', () => SftpClient.fromConfig(resources.config, resources.logger), (c) => c.close());
       const mappings = resources.own('mapping-engine', () => createMappingEngine(resources.config.mapping), (e) => e.close());
@@ -84,6 +84,7 @@ export function nodeDeps(resources: Resources): Promise<NodeDeps> {
         logger: resources.logger,
         wallClock: () => Date.now() * 1000,
         ...(resources.config.pipeline.inlineSteps === 'on' ? { inline: inlineRegistry(resources) } : {}),
+        ...(tracer ? { tracer } : {}),
       } satisfies NodeDeps;
     })();
     nodeDepsOf.set(resources, deps);

@@ -1,134 +1,60 @@
 /**
  * The console's only way to the service: the public /platform API, called with the key the user
- * entered. Types follow the contract (shared spec, docs/api.md); the console never sees more than
- * the key allows because it asks nothing else.
+ * entered. Its types are generated from the service's OpenAPI document (api-schema.ts, written by
+ * `npm run console:api-types`), so a change of the API breaks the console's type-check; the
+ * console never sees more than the key allows because it asks nothing else.
  */
+import type { components, paths } from './api-schema.ts';
 
-export interface Pagination {
-  readonly hasMore: boolean;
-  readonly nextCursor: string | null;
+type Schemas = components['schemas'];
+
+export type Pagination = Schemas['Pagination'];
+export type TransactionRow = Schemas['TransactionRow'];
+export type ArtifactRole = NonNullable<Schemas['ArtifactRole']>;
+export type CompactResult = Schemas['ResultCompact'];
+export type LogEntry = Schemas['LogEntry'];
+export type Payload = Schemas['Payload'];
+export type Trace = Schemas['Trace'];
+
+/**
+ * The query parameters GET /platform/edi_transactions takes, as the OpenAPI document names them:
+ * the console can send no other (the contract's lists take no sort or order parameter; each
+ * lists in its one order).
+ */
+export type TransactionListQuery = NonNullable<paths['/platform/edi_transactions']['get']['parameters']['query']>;
+
+/**
+ * A warning. The document leaves its `detail` an open object; the console reads the segment
+ * and element a finding names from it (docs/api.md, "Warnings").
+ */
+export type Warning = Omit<Schemas['Warning'], 'detail'> & { readonly detail?: Readonly<Record<string, unknown>> };
+
+/** An artifact a result's `detail.artifacts` points to (or a transaction's artifact role that has one). */
+export type ArtifactPointer = Pick<Trace['artifacts'][number], 'id' | 'usage'> & Partial<Pick<Trace['artifacts'][number], 'contentType' | 'filename'>>;
+
+/**
+ * The fields of a result's `detail` the console reads. The OpenAPI document gives `detail` as an
+ * open object (what it holds depends on the step); these are the fields the contract names
+ * ("Result"), every one optional, so a detail without them still reads.
+ */
+export interface ResultDetail {
+  readonly errorMessage?: string;
+  readonly errors?: readonly string[];
+  readonly resend?: boolean;
+  readonly warnings?: readonly Warning[];
+  readonly artifacts?: readonly ArtifactPointer[];
+  readonly partner?: { readonly key: string };
+  readonly [k: string]: unknown;
 }
 
-export interface Warning {
-  readonly code: string;
-  readonly message: string;
-  readonly detail?: Record<string, unknown>;
-  readonly resultId?: string;
-}
+export type Result = Omit<Schemas['Result'], 'detail'> & { readonly detail: ResultDetail };
 
-export interface TransactionRow {
-  readonly id: string;
-  readonly createdAt: string;
-  readonly direction: 'inbound' | 'outbound';
-  readonly usageIndicator: string;
-  readonly partnerKey: string | null;
-  readonly transactionSetIdentifier: string;
-  readonly reference: string | null;
-  readonly status: 'processing' | 'error' | 'delivered';
-  readonly acknowledgmentStatus: 'accepted' | 'rejected' | 'unacknowledged' | null;
-  readonly warningCount: number;
-  readonly deliveredAt: string | null;
-  readonly traceGuid: string;
-}
-
-export interface ArtifactRole {
-  readonly id?: string;
-  readonly usage?: string;
-  readonly contentType?: string;
-  readonly filename?: string;
-  readonly resultId: string;
-  readonly nodeName: string;
-}
-
-export interface ArtifactPointer {
-  readonly id: string;
-  readonly usage: string;
-  readonly contentType?: string;
-  readonly filename?: string;
-}
-
-export interface Result {
-  readonly id: string;
-  readonly traceGuid: string;
-  readonly createdAt: string;
-  readonly nodeName: string;
-  readonly nodeId: string;
-  readonly status: 'success' | 'error';
-  readonly detail: {
-    readonly errorMessage?: string;
-    readonly errors?: readonly string[];
-    readonly resend?: boolean;
-    readonly warnings?: readonly Warning[];
-    readonly artifacts?: readonly ArtifactPointer[];
-    readonly partner?: { readonly key: string };
-    readonly [k: string]: unknown;
-  };
-}
-
-export interface CompactResult {
-  readonly id: string;
-  readonly traceGuid: string;
-  readonly createdAt: string;
-  readonly nodeName: string;
-  readonly status: 'success' | 'error';
-  readonly partnerKey: string | null;
-  readonly errorMessage: string | null;
-}
-
-export interface TransactionDetail extends TransactionRow {
-  readonly incoming: boolean;
-  readonly senderExtid: string;
-  readonly senderQualifier: string;
-  readonly receiverExtid: string;
-  readonly receiverQualifier: string;
-  readonly interchangeControlNumber: string;
-  readonly groupControlNumber: string;
-  readonly transactionSetControlNumber: string;
-  readonly resendCount: number;
-  readonly lastResentAt: string | null;
-  readonly updatedAt: string;
-  readonly duplicateOf?: string;
-  readonly acknowledgedBy: string | null;
-  readonly acknowledges: string | null;
-  readonly warnings: readonly Warning[];
-  readonly flowName: string | null;
-  readonly traceErroredElsewhere: boolean;
-  readonly traceErroredElsewhereNodeName: string | null;
-  readonly artifacts: Readonly<Record<'input' | 'output' | 'errored' | 'acknowledged', ArtifactRole | null>>;
+export type TransactionDetail = Omit<Schemas['TransactionDetail'], 'results' | 'warnings'> & {
   readonly results: readonly Result[];
-}
+  readonly warnings: readonly Warning[];
+};
 
-export interface FeedEntry {
-  readonly id: string;
-  readonly direction: 'inbound' | 'outbound';
-  readonly status: 'success' | 'error';
-  readonly createdAt: string;
-  readonly partnerKey: string;
-  readonly traceGuid: string;
-  readonly resultId: string;
-  readonly detail: Result;
-}
-
-export interface LogEntry {
-  readonly id: string;
-  readonly level: string;
-  readonly message: string;
-  readonly nodeName: string | null;
-  readonly traceGuid: string;
-  readonly createdAt: string;
-}
-
-export interface Payload {
-  readonly format: 'json' | 'edi' | 'error';
-  readonly contents: unknown;
-  readonly jsonPath?: string;
-}
-
-/** GET /platform/traces/:guid (the contract names it without its shape; docs/api.md gives it). */
-export interface Trace {
-  readonly traceGuid: string;
-  readonly flow: { readonly id: string; readonly name: string } | null;
-}
+export type FeedEntry = Omit<Schemas['FeedEntry'], 'detail'> & { readonly detail: Result };
 
 /** An answer other than 2xx, with the contract's error code and the rate budget headers. */
 export class ApiError extends Error {

@@ -118,7 +118,7 @@ function Replay({ t, onDone }: { t: TransactionDetail; onDone: () => void }): JS
 function pointers(t: TransactionDetail): ArtifactPointer[] {
   const seen = new Map<string, ArtifactPointer>();
   for (const r of t.results) for (const a of r.detail.artifacts ?? []) if (!seen.has(a.id)) seen.set(a.id, a);
-  for (const role of Object.values(t.artifacts)) if (role?.id && !seen.has(role.id)) seen.set(role.id, { id: role.id, usage: role.usage ?? '', contentType: role.contentType, filename: role.filename });
+  for (const role of Object.values(t.artifacts)) if (role && 'id' in role && !seen.has(role.id)) seen.set(role.id, { id: role.id, usage: role.usage, contentType: role.contentType, filename: role.filename });
   return [...seen.values()];
 }
 

@@ -1,7 +1,7 @@
 /** The list pages: overview, transactions, feed, errors, results, partners and connections. */
 import type { JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { CompactResult, FeedEntry, Pagination, TransactionRow } from './api.ts';
+import type { CompactResult, FeedEntry, Pagination, TransactionListQuery, TransactionRow } from './api.ts';
 import { describeError } from './api.ts';
 import { Badge, ErrorNote, href, Json, Show, TableBox, Time, useLoad, useSession, type Route } from './ui.tsx';
 
@@ -161,7 +161,8 @@ export function OverviewPage(): JSX.Element {
 
 // ---- transactions ----
 
-const FILTERS = ['partner', 'transaction_set_identifier', 'direction', 'status', 'ack_status', 'reference', 'warnings', 'since', 'until'] as const;
+// only parameters the API's list takes (it takes no sort or order: the list is newest first)
+const FILTERS = ['partner', 'transaction_set_identifier', 'direction', 'status', 'ack_status', 'reference', 'warnings', 'since', 'until'] as const satisfies readonly (keyof TransactionListQuery)[];
 
 export function TransactionsPage({ route }: { route: Route }): JSX.Element {
   const { api } = useSession();
@@ -231,7 +232,7 @@ export function TransactionsPage({ route }: { route: Route }): JSX.Element {
           </a>
         </div>
       </form>
-      <p class="muted">Newest first, 50 a page; pages follow the API's cursors.</p>
+      <p class="muted">Newest first (the one order the API lists transactions in), 50 a page; pages follow the API's cursors.</p>
       <Show value={data}>
         {(r) => (
           <>

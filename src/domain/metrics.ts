@@ -48,8 +48,11 @@ export interface DeliveryMeter {
 }
 
 export interface BusinessMeter {
-  /** One new feed entry: a document in or out, by partner key and transaction set. */
-  document(direction: string, partner: string, set: string, status: string): void;
+  /**
+   * `count` new feed entries (documents in or out) of one partner key, transaction set and
+   * status: the feed sequencer counts each label set once per batch, not once per entry.
+   */
+  documents(direction: string, partner: string, set: string, status: string, count: number): void;
   /** One outbound document reported overdue for its acknowledgment. */
   acknowledgmentOverdue(partner: string): void;
   /** How long the feed sequencer's newest batch waited between request and sequencing. */
@@ -57,8 +60,14 @@ export interface BusinessMeter {
 }
 
 export interface StoreMeter {
-  /** One request to a store client (`cassandra`, `kafka`, `clickhouse`). */
-  request(store: string, seconds: number, ok: boolean): void;
+  /** The requests of one store client (`cassandra`, `kafka`, `clickhouse`); call once per client and keep it. */
+  store(name: string): StoreRequests;
+}
+
+/** Records the requests of one store client; cheap enough for every request of the hot path. */
+export interface StoreRequests {
+  /** One request, which took `seconds`. */
+  request(seconds: number, ok: boolean): void;
 }
 
 export interface Meters {
@@ -78,12 +87,38 @@ export const NO_METERS: Meters = {
   consumer: () => NO_CONSUMER_METER,
   http: { request: nothing },
   delivery: { webhook: nothing, sftpPoll: nothing, upload: nothing, as2Message: nothing, mdn: nothing },
-  business: { document: nothing, acknowledgmentOverdue: nothing, feedSequencerLag: nothing },
-  stores: { request: nothing },
+  business: { documents: nothing, acknowledgmentOverdue: nothing, feedSequencerLag: nothing },
+  stores: { store: () => ({ request: nothing }) },
 };
 
 /** `2xx`..`5xx` of an HTTP status, `none` without one. */
 export function statusClass(status: number | null | undefined): string {
   if (status === null || status === undefined || !Number.isFinite(status) || status < 100 || status > 599) return 'none';
   return `${Math.floor(status / 100)}xx`;
+}
+
+/** One label set of `tdx_documents_total`, and how many of a batch's new feed entries carry it. */
+export interface DocumentCount {
+  readonly direction: string;
+  readonly partner: string;
+  readonly set: string;
+  readonly status: string;
+  count: number;
+}
+
+/**
+ * A batch's new feed entries grouped by label set (partner key `none` when empty), so that the
+ * metric moves once per label set and batch rather than once per entry.
+ */
+export function documentCounts<E extends { readonly direction: string; readonly partnerKey: string | null; readonly status: string }>(entries: readonly E[], setOf: (e: E) => string): DocumentCount[] {
+  const byLabels = new Map<string, DocumentCount>();
+  for (const e of entries) {
+    const partner = e.partnerKey || 'none';
+    const set = setOf(e);
+    const key = `${e.direction}\u0001${partner}\u0001${set}\u0001${e.status}`;
+    const c = byLabels.get(key);
+    if (c) c.count += 1;
+    else byLabels.set(key, { direction: e.direction, partner, set, status: e.status, count: 1 });
+  }
+  return [...byLabels.values()];
 }

@@ -32,6 +32,33 @@ export interface AppDeps {
   readonly routers?: readonly Router[];
   /** `/metrics` and the request metrics; none when metrics are off. */
   readonly metrics?: MetricsEndpoint;
+  /** SERVER spans of the requests; only when tracing is on (OTEL_EXPORTER_OTLP_ENDPOINT). */
+  readonly tracer?: HttpTracer;
+}
+
+/** Opens the SERVER span of one request (src/adapters/tracing/otlp.ts). */
+export interface HttpTracer {
+  server(traceparent: string | undefined): { end(method: string, route: string | undefined, status: number, attributes?: Record<string, string | number>): void };
+}
+
+/**
+ * A SERVER span per request, named by method and route template (`GET /platform/results/:id`;
+ * the method alone when no route matched: never the raw path), parented by the request's
+ * `traceparent`. A request that started a document's run (a submission) carries its trace GUID
+ * (`tdx.trace_guid`), which is how the run's own trace is found. Outermost, like the metrics.
+ */
+export function httpTracingMiddleware(tracer: HttpTracer): Koa.Middleware {
+  return async (ctx, next) => {
+    const span = tracer.server(ctx.get('traceparent') || undefined);
+    try {
+      await next();
+    } finally {
+      const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+      const body = ctx.body as { traceGuid?: unknown } | null | undefined;
+      const traceGuid = body && typeof body === 'object' && typeof body.traceGuid === 'string' ? body.traceGuid : undefined;
+      span.end(ctx.method, typeof route === 'string' ? route : undefined, ctx.status, traceGuid === undefined ? {} : { 'tdx.trace_guid': traceGuid });
+    }
+  };
 }
 
 /**
@@ -101,6 +128,7 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
   app.proxy = true;
   const metrics = deps.metrics;
+  if (deps.tracer) app.use(httpTracingMiddleware(deps.tracer));
   if (metrics) app.use(httpMetricsMiddleware(metrics.http));
   app.use(async (ctx, next) => {
     ctx.state['reqId'] = ctx.get('x-request-id') || randomUUID();

@@ -153,7 +153,8 @@ export async function runInline(deps: NodeDeps, e: Effects, batch: InlineBatch):
       const m = em.value;
       try {
         const ctx = await contextOf(passDeps, m, clocks.get(m.id) ?? deps.wallClock());
-        return await inline.handler(m.service)!(ctx, passDeps, batch);
+        const run = (): Promise<Effects> => inline.handler(m.service)!(ctx, passDeps, batch);
+        return await (deps.tracer ? deps.tracer.inline(m.service, m, run) : run());
       } catch (err) {
         deps.logger.warn({ event: 'inline:failed', service: m.service, traceGuid: m.traceGuid, workId: m.id, err }, 'an inline step failed; its work item goes through its stage topic');
         return null;

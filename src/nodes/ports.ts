@@ -204,6 +204,13 @@ export interface NodeDeps {
    * (src/nodes/inline.ts); without it, every next work item goes through its stage topic.
    */
   readonly inline?: InlineSteps;
+  /** Spans of the in-house steps run inline; only when tracing is on (docs/observability.md). */
+  readonly tracer?: StepTracer;
+}
+
+/** Runs an inline step's work item in its own span, the child of the span that emitted the item. */
+export interface StepTracer {
+  inline(service: string, item: StageMessage, run: () => Promise<Effects>): Promise<Effects>;
 }
 
 /**

@@ -29,7 +29,8 @@ export function apiRole(resources: Resources, out: TextOut, routers: readonly Ro
         prom.unacknowledgedFrom(() => unacknowledgedByPartner(clickhouse));
         metrics = { http: prom.http, contentType: prom.contentType, render: () => prom.render(), authorized: (a) => metricsAuthorized(config.metrics.token, a) };
       }
-      const app = createApp({ logger: resources.logger.child({ role: 'api' }), checks: resources.checks(), routers: mounted, ...(metrics ? { metrics } : {}) });
+      const tracer = await resources.tracer();
+      const app = createApp({ logger: resources.logger.child({ role: 'api' }), checks: resources.checks(), routers: mounted, ...(metrics ? { metrics } : {}), ...(tracer ? { tracer } : {}) });
       server = await new Promise<Server>((resolve, reject) => {
         const s = app.listen(config.api.port, config.api.host, () => resolve(s));
         s.once('error', reject);

@@ -26,6 +26,7 @@ import type { LogEvent } from '../wire/log-event.v1.ts';
 import type { ResultEvent } from '../wire/result-event.v1.ts';
 import type { TransactionChange } from '../wire/transaction-change.v1.ts';
 import type { Resources } from './resources.ts';
+import { documentCounts } from '../domain/metrics.ts';
 
 export { FEED_WATERMARK };
 
@@ -147,12 +148,13 @@ export function materializerRole(resources: Resources): Role {
               return { topic: wire.topic(TOPICS.transactions), key: u.traceGuid, value: wire.encode(TOPICS.transactions, value) };
             }),
           ]);
-          // documents in and out, counted once each (a redelivered request is not fresh)
+          // documents in and out, counted once each (a redelivered request is not fresh), one
+          // increment per label set of the batch
           const business = resources.metrics.business;
           // (the set is known for the entries that deliver a transaction, read above)
           const txOfEntry = new Map<string, string>();
           for (const r of requests) if (r.transactionId) txOfEntry.set(r.id, r.transactionId);
-          for (const e of s.fresh) business.document(e.direction, e.partnerKey || 'none', setOfTx.get(txOfEntry.get(e.id) ?? '') ?? 'none', e.status);
+          for (const d of documentCounts(s.fresh, (e) => setOfTx.get(txOfEntry.get(e.id) ?? '') ?? 'none')) business.documents(d.direction, d.partner, d.set, d.status, d.count);
           let oldest = Infinity;
           for (const m of messages) if (m.timestamp < oldest) oldest = m.timestamp;
           if (oldest !== Infinity) business.feedSequencerLag(Math.max(0, (Date.now() - oldest) / 1000));

@@ -5,7 +5,7 @@
 import type { Emitter, OutgoingMessage } from '../../nodes/ports.ts';
 import type { BatchingProducer } from './client.ts';
 import type { WireRegistry } from './registry.ts';
-import { outgoingTraceparents } from '../tracing/context.ts';
+import { emittedBy, outgoingTraceparents } from '../tracing/context.ts';
 
 export class WireEmitter implements Emitter {
   constructor(
@@ -18,7 +18,8 @@ export class WireEmitter implements Emitter {
     const traced = outgoingTraceparents.getStore();
     return this.producer.send(
       messages.map((m) => {
-        const traceparent = traced?.get(m.key);
+        // an item an inline step emitted is the child of that step's span
+        const traceparent = traced ? ((typeof m.value === 'object' && m.value !== null ? emittedBy.get(m.value) : undefined) ?? traced.get(m.key)) : undefined;
         const headers = traceparent && !m.headers?.['traceparent'] ? { ...m.headers, traceparent } : m.headers;
         return {
           topic: this.wire.topic(m.topic),

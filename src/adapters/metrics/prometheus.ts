@@ -6,13 +6,16 @@
  * Cost on the hot path: a consumer's children are bound once when its runner is built and each
  * partition's gauges once when first seen, so counting a batch is a few increments with no
  * allocation; label sets of the other meters are bound on first use and kept (every label value
- * comes from a bounded set). Series an alert watches start at 0 where their labels are known in
+ * comes from a bounded set). Nothing is counted per set: the consumer meter moves once per
+ * batch, documents once per label set and batch (`documentCounts`), and store requests, of
+ * which a batch makes several, go into plain numbers per store client (`StoreTally`) that are
+ * read into the registry when Prometheus scrapes. Series an alert watches start at 0 where their labels are known in
  * advance, so the first event is an increase. Gauges that need a look at a store (is Cassandra up, how many
  * outbound documents await their 997) are computed when Prometheus scrapes, never on a timer.
  */
 import { timingSafeEqual } from 'node:crypto';
 import client from 'prom-client';
-import type { BusinessMeter, ConsumerMeter, DeliveryMeter, HttpMeter, Meters, StoreMeter, WebhookMeterOutcome } from '../../domain/metrics.ts';
+import type { BusinessMeter, ConsumerMeter, DeliveryMeter, HttpMeter, Meters, StoreMeter, StoreRequests, WebhookMeterOutcome } from '../../domain/metrics.ts';
 
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const BATCH_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -29,6 +32,39 @@ function bound<T>(make: (key: string) => T): (key: string) => T {
 }
 
 const SEP = '\u0001';
+
+/**
+ * The requests of one store client, in plain numbers: a request costs two additions and a walk
+ * over the bucket bounds, with no label lookup and no call into prom-client. Read into
+ * `tdx_store_requests_total` and `tdx_store_request_duration_seconds` at each scrape.
+ */
+export class StoreTally implements StoreRequests {
+  ok = 0;
+  error = 0;
+  sum = 0;
+  /** Requests per bucket (not cumulative); the last is above the highest bound (+Inf). */
+  readonly buckets: number[] = new Array<number>(STORE_BUCKETS.length + 1).fill(0);
+  /** What the counter has been given so far. */
+  private countedOk = 0;
+  private countedError = 0;
+
+  request(seconds: number, ok: boolean): void {
+    if (ok) this.ok += 1;
+    else this.error += 1;
+    this.sum += seconds;
+    let i = 0;
+    while (i < STORE_BUCKETS.length && seconds > STORE_BUCKETS[i]!) i += 1;
+    this.buckets[i]! += 1;
+  }
+
+  /** The requests since the last call, by outcome (for the counter, at scrape). */
+  takeNew(): { ok: number; error: number } {
+    const taken = { ok: this.ok - this.countedOk, error: this.error - this.countedError };
+    this.countedOk = this.ok;
+    this.countedError = this.error;
+    return taken;
+  }
+}
 
 /** A gauge computed when Prometheus scrapes. */
 export interface ScrapeCollector {
@@ -125,21 +161,33 @@ export class PrometheusMeters implements Meters {
     const documentChild = bound((k) => documents.labels(...(k.split(SEP) as [string, string, string, string])));
     const overdueChild = bound((k) => overdue.labels(k));
     this.business = {
-      document: (direction, partner, set, status) => documentChild(direction + SEP + partner + SEP + set + SEP + status).inc(),
+      documents: (direction, partner, set, status, count) => documentChild(direction + SEP + partner + SEP + set + SEP + status).inc(count),
       acknowledgmentOverdue: (partner) => overdueChild(partner).inc(),
       feedSequencerLag: (seconds) => feedLag.set(seconds),
     };
 
     // Stores
-    const storeRequests = new client.Counter({ name: 'tdx_store_requests_total', help: 'Requests to a store client (cassandra, kafka, clickhouse), by outcome (ok, error).', labelNames: ['store', 'outcome'], registers });
-    const storeLatency = new client.Histogram({ name: 'tdx_store_request_duration_seconds', help: 'Latency of requests to a store client.', labelNames: ['store'], buckets: STORE_BUCKETS, registers });
+    const tallies = new Map<string, StoreTally>();
+    new client.Counter({
+      name: 'tdx_store_requests_total',
+      help: 'Requests to a store client (cassandra, kafka, clickhouse), by outcome (ok, error).',
+      labelNames: ['store', 'outcome'],
+      registers,
+      collect() {
+        for (const [store, t] of tallies) {
+          const n = t.takeNew();
+          this.inc({ store, outcome: 'ok' }, n.ok);
+          this.inc({ store, outcome: 'error' }, n.error);
+        }
+      },
+    });
+    this.registry.registerMetric(storeLatencyHistogram(tallies) as unknown as client.Metric);
     this.storeUp = new client.Gauge({ name: 'tdx_store_up', help: 'Whether a store or the broker answered this process’s health check at the last scrape (1) or not (0).', labelNames: ['store'], registers });
-    const storeChild = bound((k) => ({ ok: storeRequests.labels(k, 'ok'), error: storeRequests.labels(k, 'error'), latency: storeLatency.labels(k) }));
     this.stores = {
-      request: (store, seconds, ok) => {
-        const c = storeChild(store);
-        (ok ? c.ok : c.error).inc();
-        c.latency.observe(seconds);
+      store: (name) => {
+        let t = tallies.get(name);
+        if (!t) tallies.set(name, (t = new StoreTally()));
+        return t;
       },
     };
   }
@@ -228,6 +276,28 @@ export class PrometheusMeters implements Meters {
     await Promise.all(this.collectors.map((c) => withTimeout(c.collect(), c.timeoutMs).catch(() => undefined)));
     return this.registry.metrics();
   }
+}
+
+/** `tdx_store_request_duration_seconds`, read from the stores' tallies when scraped. */
+function storeLatencyHistogram(tallies: ReadonlyMap<string, StoreTally>) {
+  const name = 'tdx_store_request_duration_seconds';
+  const help = 'Latency of requests to a store client.';
+  const get = () => {
+    const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
+    for (const [store, t] of tallies) {
+      let cumulative = 0;
+      STORE_BUCKETS.forEach((le, i) => {
+        cumulative += t.buckets[i]!;
+        values.push({ labels: { le, store }, value: cumulative, metricName: `${name}_bucket` });
+      });
+      const count = cumulative + t.buckets[STORE_BUCKETS.length]!;
+      values.push({ labels: { le: '+Inf', store }, value: count, metricName: `${name}_bucket` });
+      values.push({ labels: { store }, value: t.sum, metricName: `${name}_sum` });
+      values.push({ labels: { store }, value: count, metricName: `${name}_count` });
+    }
+    return { name, help, type: 'histogram', aggregator: 'sum', values };
+  };
+  return { name, help, type: 'histogram', aggregator: 'sum', get, reset: () => undefined };
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {

@@ -1,7 +1,8 @@
 /**
  * Store client instrumentation for the metrics port: request latency and failures of Cassandra
  * (the driver's request tracker), Kafka (the clients' request events) and ClickHouse (a timed
- * view of the client). Each hook costs one histogram observation per request.
+ * view of the client). Each binds its store's recorder once; a request then costs a few
+ * additions to plain numbers (src/adapters/metrics/prometheus.ts, `StoreTally`).
  */
 import cassandra from 'cassandra-driver';
 import type { Producer } from 'kafkajs';
@@ -15,10 +16,11 @@ const seconds = (hr: readonly number[]): number => (hr[0] ?? 0) + (hr[1] ?? 0) /
  * accepts only instances of its RequestTracker class (typed as an interface), hence the prototype.
  */
 export function cassandraTracker(meter: StoreMeter): cassandra.tracker.RequestTracker {
+  const requests = meter.store('cassandra');
   const base = (cassandra.tracker as unknown as { RequestTracker: { prototype: object } }).RequestTracker.prototype;
   const tracker: cassandra.tracker.RequestTracker = {
-    onSuccess: (_host, _query, _params, _options, _reqLength, _resLength, latency) => meter.request('cassandra', seconds(latency), true),
-    onError: (_host, _query, _params, _options, _reqLength, _err, latency) => meter.request('cassandra', seconds(latency), false),
+    onSuccess: (_host, _query, _params, _options, _reqLength, _resLength, latency) => requests.request(seconds(latency), true),
+    onError: (_host, _query, _params, _options, _reqLength, _err, latency) => requests.request(seconds(latency), false),
     shutdown: () => undefined,
   };
   return Object.assign(Object.create(base) as cassandra.tracker.RequestTracker, tracker);
@@ -26,8 +28,9 @@ export function cassandraTracker(meter: StoreMeter): cassandra.tracker.RequestTr
 
 /** Counts a kafkajs producer's broker requests and request timeouts (`store="kafka"`). */
 export function instrumentKafka(producer: Producer, meter: StoreMeter): void {
-  producer.on(producer.events.REQUEST, (e) => meter.request('kafka', e.payload.duration / 1000, true));
-  producer.on(producer.events.REQUEST_TIMEOUT, () => meter.request('kafka', 0, false));
+  const requests = meter.store('kafka');
+  producer.on(producer.events.REQUEST, (e) => requests.request(e.payload.duration / 1000, true));
+  producer.on(producer.events.REQUEST_TIMEOUT, () => requests.request(0, false));
 }
 
 const TIMED = new Set<PropertyKey>(['query', 'insert', 'command', 'exec']);
@@ -35,6 +38,7 @@ const TIMED = new Set<PropertyKey>(['query', 'insert', 'command', 'exec']);
 /** The same handle, its client's queries, inserts and commands timed (`store="clickhouse"`). */
 export function timedClickHouse(handle: ClickHouseHandle, meter: StoreMeter): ClickHouseHandle {
   const inner = handle.client;
+  const requests = meter.store('clickhouse');
   const client = new Proxy(inner, {
     get(target, prop, receiver) {
       const value: unknown = Reflect.get(target, prop, receiver);
@@ -43,7 +47,7 @@ export function timedClickHouse(handle: ClickHouseHandle, meter: StoreMeter): Cl
       if (!TIMED.has(prop)) return fn.bind(target);
       return (...args: unknown[]) => {
         const started = performance.now();
-        const done = (ok: boolean) => meter.request('clickhouse', (performance.now() - started) / 1000, ok);
+        const done = (ok: boolean) => requests.request((performance.now() - started) / 1000, ok);
         const p = fn.apply(target, args) as Promise<unknown>;
         p.then(
           () => done(true),

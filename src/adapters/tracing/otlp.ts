@@ -13,19 +13,32 @@
  *   under the same key (the trace GUID) gets the span's own `traceparent` header (WireEmitter).
  * - A message without `traceparent` (a document submitted over HTTP, SFTP or AS2) starts a
  *   trace whose id is the trace GUID's 32 hex digits, so one document is one trace.
+ * - An in-house step run inline in a consumer pass (src/nodes/inline.ts) gets its own span
+ *   (kind INTERNAL), named as its span on the topic path (`node:mapping process`): the child of
+ *   the span of the step that emitted its work item (the pass's span, or the inline step before
+ *   it); what it emits is the child of its span in turn (`emittedBy`, read by the emitter).
+ * - An HTTP request of the API gets a SERVER span named by its method and route template
+ *   (`POST /platform/partners/:key/edi`), never the raw path (src/http/app.ts).
  *
  * Spans are buffered and sent once a second (or every 512 spans); an export that fails is
  * dropped with a debug log line: tracing never holds back documents.
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../logger.ts';
-import { outgoingTraceparents } from './context.ts';
+import type { StepTracer } from '../../nodes/ports.ts';
+import type { Effects } from '../../nodes/step.ts';
+import type { StageMessage } from '../../wire/stage.v1.ts';
+import { emittedBy, outgoingTraceparents } from './context.ts';
+
+/** OTLP span kinds. */
+const KIND = { internal: 1, server: 2, consumer: 5 } as const;
 
 interface SpanRecord {
   traceId: string;
   spanId: string;
   parentSpanId: string | undefined;
   name: string;
+  kind: number;
   start: bigint;
   end: bigint;
   attributes: Record<string, string | number>;
@@ -66,7 +79,16 @@ export interface TracerOptions {
   readonly flushIntervalMs?: number;
 }
 
-export class OtlpTracer {
+/** A SERVER span of one HTTP request, open while the request is handled. */
+export interface ServerSpan {
+  /** Ends it: `route` is the matched route template (undefined when no route matched). */
+  end(method: string, route: string | undefined, status: number, attributes?: Record<string, string | number>): void;
+}
+
+/** The consumer that runs a pass, by the pass's outgoing map (for the spans of its inline steps). */
+const passConsumer = new WeakMap<Map<string, string>, string | number>();
+
+export class OtlpTracer implements StepTracer {
   private buffer: SpanRecord[] = [];
   private readonly url: string;
   private readonly timer: NodeJS.Timeout;
@@ -91,6 +113,7 @@ export class OtlpTracer {
         spanId: randomBytes(8).toString('hex'),
         parentSpanId: parent ? parent[2] : undefined,
         name,
+        kind: KIND.consumer,
         start,
         end: 0n,
         attributes: item.key === null ? attributes : { ...attributes, 'tdx.trace_guid': item.key },
@@ -99,6 +122,8 @@ export class OtlpTracer {
       spans.push(span);
       if (item.key !== null) outgoing.set(item.key, `00-${span.traceId}-${span.spanId}-01`);
     }
+    const consumer = attributes['tdx.consumer'];
+    if (consumer !== undefined) passConsumer.set(outgoing, consumer);
     let ended = false;
     return {
       run: (fn) => outgoingTraceparents.run(outgoing, fn),
@@ -119,6 +144,67 @@ export class OtlpTracer {
     };
   }
 
+  /**
+   * Runs one work item of an in-house step inline, in its own span: the child of the span that
+   * emitted the item (an inline step before it, else the pass's span for its trace GUID); the
+   * items its effects emit become children of this span.
+   */
+  async inline(service: string, item: StageMessage, run: () => Promise<Effects>): Promise<Effects> {
+    const pass = outgoingTraceparents.getStore();
+    const parent = TRACEPARENT.exec(emittedBy.get(item) ?? pass?.get(item.traceGuid) ?? '');
+    const consumer = pass ? passConsumer.get(pass) : undefined;
+    const span: SpanRecord = {
+      traceId: parent && parent[1] !== ZERO_TRACE ? parent[1]! : traceIdOf(item.traceGuid),
+      spanId: randomBytes(8).toString('hex'),
+      parentSpanId: parent ? parent[2] : undefined,
+      name: `node:${service} process`,
+      kind: KIND.internal,
+      start: nowNanos(),
+      end: 0n,
+      attributes: { 'tdx.trace_guid': item.traceGuid, 'tdx.step': `node:${service}`, 'tdx.inline': 'true', ...(consumer === undefined ? {} : { 'tdx.consumer': consumer }) },
+      error: undefined,
+    };
+    try {
+      const e = await run();
+      const traceparent = `00-${span.traceId}-${span.spanId}-01`;
+      for (const em of e.emit) emittedBy.set(em.value, traceparent);
+      return e;
+    } catch (err) {
+      span.error = err instanceof Error ? err.message : String(err);
+      throw err;
+    } finally {
+      span.end = nowNanos();
+      this.push(span);
+    }
+  }
+
+  /** Opens the SERVER span of an HTTP request; `traceparent` is the request's header, if any. */
+  server(traceparent: string | undefined): ServerSpan {
+    const parent = TRACEPARENT.exec(traceparent ?? '');
+    const start = nowNanos();
+    return {
+      end: (method, route, status, attributes = {}) => {
+        this.push({
+          traceId: parent && parent[1] !== ZERO_TRACE ? parent[1]! : randomBytes(16).toString('hex'),
+          spanId: randomBytes(8).toString('hex'),
+          parentSpanId: parent ? parent[2] : undefined,
+          name: route === undefined ? method : `${method} ${route}`,
+          kind: KIND.server,
+          start,
+          end: nowNanos(),
+          attributes: { 'http.request.method': method, ...(route === undefined ? {} : { 'http.route': route }), 'http.response.status_code': status, ...attributes },
+          // a server span is an error only when the server failed (5xx), not the caller
+          error: status >= 500 ? `HTTP ${status}` : undefined,
+        });
+      },
+    };
+  }
+
+  private push(span: SpanRecord): void {
+    this.buffer.push(span);
+    if (this.buffer.length >= 512) void this.flush();
+  }
+
   /** Sends the buffered spans. */
   flush(): Promise<void> {
     if (this.buffer.length === 0) return this.sending;
@@ -136,7 +222,7 @@ export class OtlpTracer {
                 spanId: s.spanId,
                 ...(s.parentSpanId ? { parentSpanId: s.parentSpanId } : {}),
                 name: s.name,
-                kind: 5, // SPAN_KIND_CONSUMER
+                kind: s.kind,
                 startTimeUnixNano: s.start.toString(),
                 endTimeUnixNano: s.end.toString(),
                 attributes: Object.entries(s.attributes).map(([key, v]) => ({ key, value: typeof v === 'number' ? { intValue: String(v) } : { stringValue: v } })),

@@ -3,6 +3,14 @@
  * console's rendering, docs/console.md). Validation never reads this: which codes an element
  * allows is the implementation's `codes`; this only says what a code stands for. Elements and
  * codes not listed have no meaning here, and a reader shows the bare code.
+ *
+ * Source: every meaning is the one the OopFactory X12 Parser's X12 005010 segment set gives
+ * (`<QualifierSet Id="<element>">`, `<Allowed ID="<code>">meaning</Allowed>`):
+ * https://github.com/Inteligenz/X12Parser, src/OopFactory.X12/Specifications/Ansi-5010Specification.xml,
+ * commit 9f8cd51f2911dc87a64beae158a386065e1ce017 (CDDL-1.0). The lines used are checked in as
+ * test/fixtures/x12/code-names/ansi-5010-extract.txt (scripts/x12-code-names-extract.mjs), and
+ * test/unit/x12/impl/code-names.test.ts checks every meaning here against them. The meanings are
+ * those of release 005010; a 004010 document is read with the same words.
  */
 const table = (lines: string): Readonly<Record<string, string>> =>
   Object.fromEntries(
@@ -58,17 +66,17 @@ VN Vendor`),
   // Product/Service ID Qualifier
   '235': table(`
 BP Buyer's Part Number
-EN European Article Number (EAN)
+EN GTIN-13
 IN Buyer's Item Number
 SK Stock Keeping Unit (SKU)
-UK GTIN 14-digit Data Structure
-UP U.P.C. Consumer Package Code
+UK GTIN-14
+UP GTIN-12
 VN Vendor's (Seller's) Item Number
 VP Vendor's (Seller's) Part Number`),
   // Identification Code Qualifier
   '66': table(`
-1 D-U-N-S Number
-9 D-U-N-S+4 Number
+1 D-U-N-S Number, Dun & Bradstreet
+9 D-U-N-S+4, D-U-N-S Number with Four Character Suffix
 91 Assigned by Seller or Seller's Agent
 92 Assigned by Buyer or Buyer's Agent
 UL Global Location Number (GLN)`),
@@ -95,16 +103,16 @@ ZZ Mutually Defined`),
   '479': table(`
 CA Purchase Order Change Acknowledgment/Request - Seller Initiated (865)
 CD Credit/Debit Adjustment (812)
-FA Functional or Application Acknowledgment (997, 999)
+FA Functional or Implementation Acknowledgment Transaction Sets (997, 999)
 GF Response to a Load Tender (990)
 IB Inventory Inquiry/Advice (846)
-IM Motor Carrier Freight Details and Invoice (210)
+IM Motor Carrier Freight Details and Invoice (210, 980)
 IN Invoice Information (810)
 OW Warehouse Shipping Order (940)
 PC Purchase Order Change Request - Buyer Initiated (860)
 PO Purchase Order (850)
 PR Purchase Order Acknowledgment (855)
-QM Transportation Carrier Shipment Status (214)
+QM Transportation Carrier Shipment Status Message (214)
 RA Payment Order/Remittance Advice (820)
 SH Ship Notice/Manifest (856)
 SM Motor Carrier Load Tender (204)
@@ -112,7 +120,7 @@ SW Warehouse Shipping Advice (945)`),
   // Functional Group Acknowledge Code
   '715': table(`
 A Accepted
-E Accepted, But Errors Were Noted
+E Accepted, But Errors Were Noted.
 M Rejected, Message Authentication Code (MAC) Failed
 P Partially Accepted, At Least One Transaction Set Was Rejected
 R Rejected
@@ -158,16 +166,21 @@ X Rejected, Content After Decryption Could Not Be Analyzed`),
   // Data Element Syntax Error Code
   '723': table(`
 1 Mandatory data element missing
-2 Conditional required data element missing
-3 Too many data elements
-4 Data element too short
-5 Data element too long
-6 Invalid character in data element
-7 Invalid code value
+2 Conditional required data element missing.
+3 Too many data elements.
+4 Data element too short.
+5 Data element too long.
+6 Invalid character in data element.
+7 Invalid code value.
 8 Invalid Date
 9 Invalid Time
 10 Exclusion Condition Violated`),
 };
+
+/** Every element's code meanings (a copy), for the source check. */
+export function codeMeaningTable(): Record<string, Record<string, string>> {
+  return Object.fromEntries(Object.entries(codeNames).map(([element, codes]) => [element, { ...codes }]));
+}
 
 /** What `code` stands for in data element `reference` ("353", "717"), or undefined when not listed. */
 export function codeMeaning(reference: string, code: string): string | undefined {

@@ -191,6 +191,39 @@ describe('console', () => {
     await context.close();
   });
 
+  it('lists transactions in the order the API gives, with only the parameters it takes (no sort it does not offer)', async () => {
+    // the contract's lists take no sort or order parameter, and the served document says so
+    const doc = await p.api('/platform/openapi.json');
+    const paths = doc.body['paths'] as Record<string, Record<string, { parameters?: { name: string; in: string }[] }>>;
+    const queryOf = (list: string): string[] => (paths[list]!['get']!.parameters ?? []).filter((x) => x.in === 'query').map((x) => x.name);
+    for (const list of ['/platform/edi_transactions', '/platform/results', '/platform/feed_entries', '/platform/logs']) expect(queryOf(list).filter((n) => /sort|order/i.test(n)), list).toEqual([]);
+    const taken = new Set(queryOf('/platform/edi_transactions'));
+    expect(taken.has('partner')).toBe(true);
+
+    const { context, page } = await signedIn(p.keys.standard);
+    const sent: string[] = [];
+    page.on('request', (r) => {
+      const u = new URL(r.url());
+      if (u.pathname === '/platform/edi_transactions') sent.push(...u.searchParams.keys());
+    });
+    await page.goto(`${p.url}/console#/transactions?partner=SHIP`);
+    const list = page.getByRole('region', { name: 'Transaction list' });
+    // the two orders, the 997 and the invoice of SHIP
+    await eventually(async () => ((await list.getByRole('row').count()) >= 5 ? true : undefined), 15_000, 'four transaction rows');
+    await page.getByText('Newest first (the one order the API lists transactions in)').waitFor();
+    const created = await Promise.all((await list.locator('tbody time').all()).map(async (t) => (await t.getAttribute('datetime')) ?? ''));
+    expect(created.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(created).size, 'rows of different times').toBeGreaterThan(1);
+    expect(created, 'newest first').toEqual([...created].sort((a, b) => Date.parse(b) - Date.parse(a)));
+    // no control offers an order the API cannot give
+    expect(await page.locator('[aria-sort], select[name*="sort" i], select[name*="order" i], input[name*="sort" i], input[name*="order" i]').count()).toBe(0);
+    expect(await page.getByRole('button', { name: /sort|ascending|descending|oldest/i }).count()).toBe(0);
+    // and every parameter the page sent is one the list takes
+    expect(sent).toContain('partner');
+    for (const name of sent) expect(taken, `parameter ${name}`).toContain(name);
+    await context.close();
+  });
+
   it('marks the segment and element a warning names', async () => {
     const { context, page } = await signedIn(p.keys.standard);
     await page.goto(`${p.url}/console#/transactions/${flagged.id}`);

@@ -3,7 +3,11 @@
  * receiver in this test process, one document goes from the partner endpoint through splitting,
  * mapping and validation to its webhook, and the spans it exported must form one trace: one per
  * step, each step's span the child of the step before it (linked by the `traceparent` header of
- * the Kafka message between them), all carrying the document's trace GUID.
+ * the Kafka message between them), all carrying the document's trace GUID. Then the same with
+ * in-house steps run inline (the default): the steps run in the partner endpoint's pass have
+ * their own spans, children of the pass's span one after the other, the webhook's span is the
+ * child of the last of them, and the submission's HTTP request has a SERVER span named by its
+ * route template.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
@@ -56,7 +60,7 @@ const spans: OtlpSpan[] = [];
 const contentTypes: string[] = [];
 let otlp: Server;
 let rx: Receiver;
-let p: Pipeline;
+let otlpUrl: string;
 
 beforeAll(async () => {
   otlp = createServer((req, res) => {
@@ -75,14 +79,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => otlp.listen(0, '127.0.0.1', () => r()));
   const { port } = otlp.address() as AddressInfo;
+  otlpUrl = `http://127.0.0.1:${port}`;
   rx = await startReceiver(SECRET);
-  // every step through its stage topic (TDX_INLINE_STEPS=off), so the document crosses a Kafka
-  // hop between each two steps: with in-house steps inline, a pass is one span
-  p = await startPipeline(doc(rx.url), { env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_SERVICE_NAME: 'tdx-trace-test', TDX_INLINE_STEPS: 'off' } });
 }, 240_000);
 
 afterAll(async () => {
-  await p?.stop();
   await rx?.close();
   await new Promise<void>((r) => (otlp ? otlp.close(() => r()) : r()));
 });
@@ -93,6 +94,16 @@ const attr = (s: OtlpSpan, key: string): string | undefined => {
 };
 
 describe('OpenTelemetry traces', () => {
+  let p: Pipeline;
+  beforeAll(async () => {
+    // every step through its stage topic (TDX_INLINE_STEPS=off), so the document crosses a
+    // Kafka hop between each two steps
+    p = await startPipeline(doc(rx.url), { env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl, OTEL_SERVICE_NAME: 'tdx-trace-test', TDX_INLINE_STEPS: 'off' } });
+  }, 240_000);
+  afterAll(async () => {
+    await p?.stop();
+  });
+
   it("one document's steps form one trace across the Kafka hops", async () => {
     const r = await p.submitEdi('TRACED', interchange({ control: 901, groups: [{ sets: [po850('PO-TRACED')] }] }));
     expect(r.status).toBe(202);
@@ -101,7 +112,8 @@ describe('OpenTelemetry traces', () => {
     expect(statusOf(tx!)).toBe('delivered');
     const steps = ['node:partner_endpoint', 'node:x12_split', 'node:mapping', 'node:validation', 'node:webhook'];
     const mine = await eventually(() => {
-      const found = spans.filter((s) => attr(s, 'tdx.trace_guid') === trace);
+      // the pipeline's spans (the submission's HTTP request has a SERVER span of its own trace)
+      const found = spans.filter((s) => attr(s, 'tdx.trace_guid') === trace && s.kind !== 2);
       return steps.every((c) => found.some((s) => attr(s, 'tdx.consumer') === c)) ? found : undefined;
     }, 30_000, 'a span of every step');
     expect(contentTypes[0]).toBe('application/json');
@@ -124,5 +136,62 @@ describe('OpenTelemetry traces', () => {
     }
     // span ids are unique
     expect(new Set(mine.map((s) => s.spanId)).size).toBe(mine.length);
+  });
+});
+
+describe('OpenTelemetry traces with in-house steps inline', () => {
+  let p: Pipeline;
+  beforeAll(async () => {
+    p = await startPipeline(doc(rx.url), { env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl, OTEL_SERVICE_NAME: 'tdx-trace-test', TDX_INLINE_STEPS: 'on' } });
+  }, 240_000);
+  afterAll(async () => {
+    await p?.stop();
+  });
+
+  it('gives each inline step its own span in the pass, and the HTTP request a SERVER span by route template', async () => {
+    const r = await p.submitEdi('TRACED', interchange({ control: 902, groups: [{ sets: [po850('PO-TRACED-INLINE')] }] }));
+    expect(r.status).toBe(202);
+    const trace = r.body['traceGuid'] as string;
+    const [tx] = await p.settled(trace, 1);
+    expect(statusOf(tx!)).toBe('delivered');
+    const names = ['node:partner_endpoint process', 'node:x12_split process', 'node:mapping process', 'node:validation process', 'node:webhook process'];
+    const mine = await eventually(() => {
+      const found = spans.filter((s) => attr(s, 'tdx.trace_guid') === trace);
+      return names.every((n) => found.some((s) => s.name === n)) && found.some((s) => s.kind === 2) ? found : undefined;
+    }, 30_000, 'a span of every step and of the request');
+
+    const byName = new Map(names.map((n) => [n, mine.find((s) => s.name === n)!]));
+    const pass = byName.get('node:partner_endpoint process')!;
+    const webhook = byName.get('node:webhook process')!;
+    const inline = names.slice(1, 4).map((n) => byName.get(n)!);
+    // the pass and the webhook are consumer spans of their own consumers; the steps between
+    // them ran inline in the pass: INTERNAL spans of the pass's consumer
+    for (const s of [pass, webhook]) {
+      expect(s.kind).toBe(5);
+      expect(attr(s, 'tdx.consumer')).toBe(s.name.replace(/ process$/, ''));
+    }
+    for (const s of inline) {
+      expect(s.kind).toBe(1);
+      expect(attr(s, 'tdx.inline')).toBe('true');
+      expect(attr(s, 'tdx.step')).toBe(s.name.replace(/ process$/, ''));
+      expect(attr(s, 'tdx.consumer')).toBe('node:partner_endpoint');
+      expect(s.status.code).toBe(1);
+      expect(BigInt(s.startTimeUnixNano)).toBeGreaterThanOrEqual(BigInt(pass.startTimeUnixNano));
+      expect(BigInt(s.endTimeUnixNano)).toBeLessThanOrEqual(BigInt(pass.endTimeUnixNano));
+    }
+    // one trace; each step the child of the one before
+    const pipeline = mine.filter((s) => s.kind !== 2);
+    expect(new Set(pipeline.map((s) => s.traceId))).toEqual(new Set([trace.replace(/-/g, '').toLowerCase()]));
+    const chain = [pass, ...inline, webhook];
+    expect(pass.parentSpanId).toBeUndefined();
+    for (let i = 1; i < chain.length; i++) expect(chain[i]!.parentSpanId, `${chain[i]!.name} is the child of ${chain[i - 1]!.name}`).toBe(chain[i - 1]!.spanId);
+
+    // the request that submitted it: named by the route template, not the path
+    const request = mine.find((s) => s.kind === 2)!;
+    expect(request.name).toBe('POST /platform/partners/:key/edi');
+    expect(attr(request, 'http.route')).toBe('/platform/partners/:key/edi');
+    expect(attr(request, 'http.request.method')).toBe('POST');
+    expect(attr(request, 'http.response.status_code')).toBe('202');
+    expect(JSON.stringify(request)).not.toContain('TRACED');
   });
 });

@@ -6,7 +6,8 @@ import { PrometheusMeters, metricsAuthorized } from '../../../../src/adapters/me
 import { meteredPollStates, meteredWebhooks } from '../../../../src/adapters/metrics/delivery.ts';
 import { createApp } from '../../../../src/http/app.ts';
 import { TdxError } from '../../../../src/errors.ts';
-import { statusClass } from '../../../../src/domain/metrics.ts';
+import { documentCounts, statusClass } from '../../../../src/domain/metrics.ts';
+import client from 'prom-client';
 import type { WebhookCall } from '../../../../src/nodes/ports.ts';
 import type { PollState } from '../../../../src/domain/sftp-polling.ts';
 
@@ -176,5 +177,80 @@ describe('/metrics on the API', () => {
     } finally {
       await s.close();
     }
+  });
+});
+
+/** The lines of one metric family in a text exposition (without HELP and TYPE). */
+const family = (text: string, name: string): string[] => text.split('\n').filter((l) => l.startsWith(`${name}_`) || l.startsWith(`${name}{`));
+
+describe('metrics off the per-set path', () => {
+  it('counts store requests exactly from plain tallies, folded in at each scrape as prom-client would have counted them', async () => {
+    const m = new PrometheusMeters({ processMetrics: false });
+    const cassandra = m.stores.store('cassandra');
+    const kafka = m.stores.store('kafka');
+    expect(m.stores.store('cassandra')).toBe(cassandra);
+    // the same requests observed by a prom-client histogram and counter, the reference
+    const reference = new client.Registry();
+    const refCount = new client.Counter({ name: 'tdx_store_requests_total', help: 'x', labelNames: ['store', 'outcome'], registers: [reference] });
+    const refLatency = new client.Histogram({ name: 'tdx_store_request_duration_seconds', help: 'x', labelNames: ['store'], buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [reference] });
+    const record = (store: string, r: typeof cassandra, seconds: number, ok: boolean): void => {
+      r.request(seconds, ok);
+      refCount.inc({ store, outcome: ok ? 'ok' : 'error' });
+      refLatency.observe({ store }, seconds);
+    };
+    const latencies = [0, 0.0005, 0.0007, 0.001, 0.003, 0.0101, 0.25, 0.2501, 4.9, 5, 7.5, 120];
+    latencies.forEach((s, i) => record('cassandra', cassandra, s, i % 5 !== 0));
+    record('kafka', kafka, 0.002, true);
+    record('kafka', kafka, 0, false);
+    const first = await m.render();
+    expect(valueOf(first, 'tdx_store_requests_total{store="cassandra",outcome="ok"}')).toBe(9);
+    expect(valueOf(first, 'tdx_store_requests_total{store="cassandra",outcome="error"}')).toBe(3);
+    expect(valueOf(first, 'tdx_store_request_duration_seconds_count{store="cassandra"}')).toBe(12);
+    expect(valueOf(first, 'tdx_store_request_duration_seconds_bucket{le="0.001",store="cassandra"}')).toBe(4);
+    expect(valueOf(first, 'tdx_store_request_duration_seconds_bucket{le="5",store="cassandra"}')).toBe(10);
+    expect(valueOf(first, 'tdx_store_request_duration_seconds_bucket{le="+Inf",store="cassandra"}')).toBe(12);
+    const expected = await reference.metrics();
+    for (const name of ['tdx_store_requests_total', 'tdx_store_request_duration_seconds']) expect(family(first, name).sort()).toEqual(family(expected, name).sort());
+
+    // a second scrape counts what came since, once
+    record('cassandra', cassandra, 0.02, true);
+    const second = await m.render();
+    const again = await m.render();
+    expect(valueOf(second, 'tdx_store_requests_total{store="cassandra",outcome="ok"}')).toBe(10);
+    expect(valueOf(again, 'tdx_store_requests_total{store="cassandra",outcome="ok"}')).toBe(10);
+    expect(valueOf(again, 'tdx_store_request_duration_seconds_count{store="cassandra"}')).toBe(13);
+    const expectedAgain = await reference.metrics();
+    for (const name of ['tdx_store_requests_total', 'tdx_store_request_duration_seconds']) expect(family(again, name).sort()).toEqual(family(expectedAgain, name).sort());
+  });
+
+  it('counts documents once per label set of a batch, and exactly', async () => {
+    const m = new PrometheusMeters({ processMetrics: false });
+    const entry = (direction: string, partnerKey: string | null, status: string, tx: string) => ({ direction, partnerKey, status, tx });
+    const batch = [
+      entry('inbound', 'ACME', 'success', '850'),
+      entry('inbound', 'ACME', 'success', '850'),
+      entry('inbound', 'ACME', 'error', '850'),
+      entry('outbound', 'ACME', 'success', '810'),
+      entry('inbound', null, 'error', 'none'),
+      entry('inbound', 'ACME', 'success', '850'),
+      entry('inbound', 'GLOBEX', 'success', '850'),
+    ];
+    const counts = documentCounts(batch, (e) => e.tx);
+    expect(counts).toHaveLength(5);
+    expect(counts.reduce((n, c) => n + c.count, 0)).toBe(batch.length);
+    let calls = 0;
+    for (const c of counts) {
+      calls += 1;
+      m.business.documents(c.direction, c.partner, c.set, c.status, c.count);
+    }
+    // a second batch adds to the same series
+    for (const c of documentCounts(batch.slice(0, 2), (e) => e.tx)) m.business.documents(c.direction, c.partner, c.set, c.status, c.count);
+    expect(calls).toBe(5);
+    const text = await m.render();
+    expect(valueOf(text, 'tdx_documents_total{direction="inbound",partner="ACME",set="850",status="success"}')).toBe(5);
+    expect(valueOf(text, 'tdx_documents_total{direction="inbound",partner="ACME",set="850",status="error"}')).toBe(1);
+    expect(valueOf(text, 'tdx_documents_total{direction="outbound",partner="ACME",set="810",status="success"}')).toBe(1);
+    expect(valueOf(text, 'tdx_documents_total{direction="inbound",partner="none",set="none",status="error"}')).toBe(1);
+    expect(valueOf(text, 'tdx_documents_total{direction="inbound",partner="GLOBEX",set="850",status="success"}')).toBe(1);
   });
 });
