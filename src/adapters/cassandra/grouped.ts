@@ -4,13 +4,13 @@
  * one request each, a bounded number at once.
  *
  * A batch of one partition is the cheap kind: it is applied as a single mutation, on the replicas
- * that own the partition, without the batch log. Statements left alone in their partition (a
- * result by id, a transaction's update) go together in small unlogged batches of at most
- * `maxPartitions` (10) partitions: one request instead of ten, which costs the client and the
- * server about half as much per row (docs/performance.md), while the coordinator forwards at
- * most ten mutations, and Cassandra does not warn (it warns above
- * `unlogged_batch_across_partitions_warn_threshold`, 10). A partition with several statements
- * keeps a batch of its own.
+ * that own the partition, without the batch log. The statements of small partitions (a result
+ * by id, a transaction's update, the three clocks of one trace) go together in unlogged batches
+ * of at most `maxPartitions` (10) partitions, each partition's statements whole: one request
+ * instead of ten, which costs the client and the server about half as much per row
+ * (docs/performance.md), while the coordinator forwards at most ten mutations, and Cassandra
+ * does not warn (it warns above `unlogged_batch_across_partitions_warn_threshold`, 10). A
+ * partition with more statements than one batch holds gets batches of its own.
  *
  * A batch is cut at `maxStatements` statements or `maxBytes` of bound values (an estimate), so
  * it stays well under the server's `batch_size_fail_threshold` (50 KiB by default); a single
@@ -73,30 +73,47 @@ export function planRequests(statements: readonly GroupedStatement[], opts: Grou
   }
   const maxPartitions = opts.maxPartitions ?? 10;
   const out: GroupedRequest[] = [];
-  const lone: GroupedStatement[] = [];
   const sizeOf = (s: GroupedStatement): number => s.params.reduce((n: number, v) => n + valueBytes(v), 0);
-  const pack = (statements: readonly GroupedStatement[], most: number): void => {
-    let cur: GroupedStatement[] = [];
-    let bytes = 0;
-    const close = (): void => {
-      if (cur.length === 1) out.push({ kind: 'one', statement: cur[0]! });
-      else if (cur.length > 1) out.push({ kind: 'batch', statements: cur });
-      cur = [];
-      bytes = 0;
-    };
-    for (const s of statements) {
-      const size = sizeOf(s);
-      if (cur.length > 0 && (cur.length >= most || bytes + size > maxBytes)) close();
-      cur.push(s);
-      bytes += size;
-    }
-    close();
+  const emit = (list: GroupedStatement[]): void => {
+    if (list.length === 1) out.push({ kind: 'one', statement: list[0]! });
+    else if (list.length > 1) out.push({ kind: 'batch', statements: list });
+  };
+  // A partition whose statements fit one batch is a unit; units share a batch up to
+  // maxPartitions partitions (and the statement and byte bounds). A larger partition is cut
+  // into batches of its own.
+  let cur: GroupedStatement[] = [];
+  let curBytes = 0;
+  let curPartitions = 0;
+  const close = (): void => {
+    emit(cur);
+    cur = [];
+    curBytes = 0;
+    curPartitions = 0;
   };
   for (const list of byPartition.values()) {
-    if (list.length === 1) lone.push(list[0]!);
-    else pack(list, maxStatements);
+    const bytes = list.reduce((n, st) => n + sizeOf(st), 0);
+    if (list.length <= maxStatements && bytes <= maxBytes) {
+      if (cur.length > 0 && (curPartitions >= maxPartitions || cur.length + list.length > maxStatements || curBytes + bytes > maxBytes)) close();
+      cur.push(...list);
+      curBytes += bytes;
+      curPartitions++;
+      continue;
+    }
+    let own: GroupedStatement[] = [];
+    let ownBytes = 0;
+    for (const st of list) {
+      const size = sizeOf(st);
+      if (own.length > 0 && (own.length >= maxStatements || ownBytes + size > maxBytes)) {
+        emit(own);
+        own = [];
+        ownBytes = 0;
+      }
+      own.push(st);
+      ownBytes += size;
+    }
+    emit(own);
   }
-  pack(lone, Math.max(1, Math.min(maxPartitions, maxStatements)));
+  close();
   return out;
 }
 

@@ -832,11 +832,11 @@ export class CassandraFeedStore implements FeedStore {
   }
 
   put(entries: readonly FeedEntryRecord[]): Promise<void> {
+    const query = `INSERT INTO proc_feed_entries (org_id, id, created_at, direction, status, partner_key, trace_guid, result_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)${this.ttl.clause}`;
     return guardStore('feed entries write', () =>
-      runConcurrent(
+      writeGrouped(
         this.client,
-        `INSERT INTO proc_feed_entries (org_id, id, created_at, direction, status, partner_key, trace_guid, result_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)${this.ttl.clause}`,
-        entries.map((e) => [e.organizationId, e.id, long(e.createdAt), e.direction, e.status, e.partnerKey, e.traceGuid, e.resultId, e.detail, ...this.ttl.params(e.createdAt)]),
+        entries.map((e) => ({ query, params: [e.organizationId, e.id, long(e.createdAt), e.direction, e.status, e.partnerKey, e.traceGuid, e.resultId, e.detail, ...this.ttl.params(e.createdAt)], partition: `${e.organizationId}|${e.id}` })),
       ),
     );
   }

@@ -4,28 +4,32 @@ import { planRequests, valueBytes, type GroupedStatement } from '../../../../src
 const st = (partition: string, i: number, size = 10): GroupedStatement => ({ query: 'INSERT', params: [partition, `row-${i}`, 'x'.repeat(size)], partition });
 
 describe('planRequests', () => {
-  it('batches the statements of one partition and sends a statement alone in its partition on its own when it is the only one', () => {
+  it('batches the statements of a partition together and in order, and sends a lone statement on its own', () => {
     const plan = planRequests([st('a', 1), st('b', 1), st('a', 2), st('a', 3)]);
-    expect(plan).toHaveLength(2);
-    const batch = plan.find((r) => r.kind === 'batch');
-    expect(batch?.kind === 'batch' && batch.statements.map((s) => s.params[1])).toEqual(['row-1', 'row-2', 'row-3']);
-    const one = plan.find((r) => r.kind === 'one');
-    expect(one?.kind === 'one' && one.statement.partition).toBe('b');
+    expect(plan).toHaveLength(1);
+    const batch = plan[0]!;
+    expect(batch.kind === 'batch' && batch.statements.map((s) => `${s.partition} ${s.params[1] as string}`)).toEqual(['a row-1', 'a row-2', 'a row-3', 'b row-1']);
+    expect(planRequests([st('b', 1)])).toEqual([{ kind: 'one', statement: st('b', 1) }]);
   });
 
-  it('puts two partitions in one batch only for statements alone in their partition, ten partitions at most', () => {
-    const many = Array.from({ length: 300 }, (_, i) => st(`p${i % 7}`, i));
+  it('puts small partitions together, each whole, ten partitions at most; a large partition gets batches of its own', () => {
+    const many = Array.from({ length: 700 }, (_, i) => st(`p${i % 7}`, i));
     const lone = Array.from({ length: 25 }, (_, i) => st(`lone${i}`, i));
     const plan = planRequests([...many, ...lone]);
+    const whole = new Map<string, number>();
+    for (const s of [...many, ...lone]) whole.set(s.partition, (whole.get(s.partition) ?? 0) + 1);
     for (const r of plan) {
       const statements = r.kind === 'one' ? [r.statement] : r.statements;
       const parts = new Set(statements.map((s) => s.partition));
       if (parts.size > 1) {
-        expect(parts.size).toBe(statements.length);
         expect(parts.size).toBeLessThanOrEqual(10);
-        for (const p of parts) expect(p).toMatch(/^lone/);
+        for (const p of parts) expect(statements.filter((s) => s.partition === p)).toHaveLength(whole.get(p)!);
       }
     }
+    for (const r of plan) if (r.kind === 'batch' && r.statements[0]!.partition.startsWith('p')) expect(new Set(r.statements.map((s) => s.partition)).size).toBe(1);
+    // three statements of each of 12 partitions: 10 partitions (30 statements), then 2
+    const small = Array.from({ length: 36 }, (_, i) => st(`t${Math.floor(i / 3)}`, i));
+    expect(planRequests(small).map((r) => (r.kind === 'one' ? 1 : r.statements.length))).toEqual([30, 6]);
     // 25 lone statements: 10 + 10 + 5, each once, in order
     const loneRequests = plan.filter((r) => (r.kind === 'one' ? [r.statement] : r.statements).some((s) => s.partition.startsWith('lone')));
     expect(loneRequests.map((r) => (r.kind === 'one' ? 1 : r.statements.length))).toEqual([10, 10, 5]);
