@@ -85,6 +85,8 @@ class Unwritten {
       put: (record, bytes) => artifacts.put(record, bytes),
       putStream: (record, chunks) => artifacts.putStream(record, chunks),
       alias: (record, source) => artifacts.alias(record, source),
+      putAll: (items) => artifacts.putAll(items),
+      aliasAll: (items) => artifacts.aliasAll(items),
       get: async (org, id) => this.artifacts.get(`${org}/${id}`) ?? artifacts.get(org, id),
       chunks: (record) => {
         const bytes = bytesOf(record);

@@ -148,7 +148,7 @@ export function foldUpdates(e: Pick<Effects, 'transactions' | 'updates'>): { rec
 export async function applyEffects(stores: ProcessingStores, emitter: Emitter, e: Effects, changedAt: Micros): Promise<void> {
   const withBytes = e.artifacts.filter((a) => a.bytes !== null);
   const aliases = e.artifacts.filter((a) => a.bytes === null);
-  const stored = await mapLimit(withBytes, WRITE_CONCURRENCY, (a) => stores.artifacts.put(a.record, a.bytes!));
+  const stored = await stores.artifacts.putAll(withBytes.map((a) => ({ record: a.record, bytes: a.bytes! })));
   // an alias of bytes written here (or of an alias of them) copies what was written: no read
   const known = new Map<string, StoredBytes>();
   withBytes.forEach((a, i) => known.set(`${a.record.organizationId}/${a.record.id}`, stored[i]!));
@@ -157,7 +157,7 @@ export async function applyEffects(stores: ProcessingStores, emitter: Emitter, e
     if (source) known.set(`${a.record.organizationId}/${a.record.id}`, source);
     return source;
   });
-  await mapLimit(aliases, WRITE_CONCURRENCY, (a, i) => stores.artifacts.alias(a.record, sources[i]));
+  await stores.artifacts.aliasAll(aliases.map((a, i) => ({ record: a.record, source: sources[i] })));
   const { recorded, folded, updates } = foldUpdates(e);
   if (recorded.length > 0) await stores.transactions.record(recorded);
   if (e.results.length > 0) await stores.results.put(e.results);

@@ -43,6 +43,11 @@ import { readIn, writeGrouped, type GroupedStatement } from './grouped.ts';
 
 /** Largest chunk of document bytes in one row. */
 export const CHUNK_BYTES = 512 * 1024;
+
+/** Chunks of `size` bytes as put and putStream write them: one (empty) for no bytes. */
+function chunkCountOf(size: number): number {
+  return Math.max(1, Math.ceil(size / CHUNK_BYTES));
+}
 const CONCURRENCY = 64;
 
 type Row = cassandra.types.Row;
@@ -128,12 +133,75 @@ export class CassandraArtifactStore implements ArtifactStore {
     this.ttl = new Ttl(retention);
   }
 
+  private rowStatement(record: ArtifactRecord, size: number, sha256: string, chunkCount: number): GroupedStatement {
+    return {
+      query: `INSERT INTO proc_artifacts (${ARTIFACT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)${this.ttl.clause}`,
+      params: [record.organizationId, record.id, record.traceGuid, record.resultId, record.nodeName, record.usage, record.contentType, record.filename, long(size), sha256, record.blobId, chunkCount, long(record.createdAt), ...this.ttl.params(record.createdAt)],
+      partition: `${record.organizationId}|${record.id}`,
+    };
+  }
+
   private async writeRow(record: ArtifactRecord, size: number, sha256: string, chunkCount: number): Promise<void> {
-    await this.client.execute(
-      `INSERT INTO proc_artifacts (${ARTIFACT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)${this.ttl.clause}`,
-      [record.organizationId, record.id, record.traceGuid, record.resultId, record.nodeName, record.usage, record.contentType, record.filename, long(size), sha256, record.blobId, chunkCount, long(record.createdAt), ...this.ttl.params(record.createdAt)],
-      { prepare: true },
-    );
+    const st = this.rowStatement(record, size, sha256, chunkCount);
+    await this.client.execute(st.query, st.params as unknown[], { prepare: true });
+  }
+
+  /** The chunk statements of `bytes` under `record.blobId`. */
+  private chunkStatements(record: ArtifactRecord, buf: Buffer): GroupedStatement[] {
+    const out: GroupedStatement[] = [];
+    const query = `INSERT INTO proc_artifact_chunks (blob_id, chunk_index, data) VALUES (?, ?, ?)${this.ttl.clause}`;
+    for (let i = 0, n = 0; i < buf.length || n === 0; i += CHUNK_BYTES, n++) {
+      out.push({ query, params: [record.blobId, n, buf.subarray(i, Math.min(buf.length, i + CHUNK_BYTES)), ...this.ttl.params(record.createdAt)], partition: record.blobId });
+      if (buf.length === 0) break;
+    }
+    return out;
+  }
+
+  putAll(items: readonly { readonly record: ArtifactRecord; readonly bytes: Uint8Array }[]): Promise<StoredBytes[]> {
+    if (items.length === 0) return Promise.resolve([]);
+    return guardStore('artifact write', async () => {
+      const chunks: GroupedStatement[] = [];
+      const rows: GroupedStatement[] = [];
+      const stored: StoredBytes[] = [];
+      for (const { record, bytes } of items) {
+        const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        const mine = this.chunkStatements(record, buf);
+        chunks.push(...mine);
+        const sha256 = record.sha256 !== '' ? record.sha256 : createHash('sha256').update(buf).digest('hex');
+        rows.push(this.rowStatement(record, buf.length, sha256, mine.length));
+        stored.push({ blobId: record.blobId, size: buf.length, sha256 });
+      }
+      // every chunk before any row: a visible row is complete
+      await writeGrouped(this.client, chunks);
+      await writeGrouped(this.client, rows);
+      return stored;
+    });
+  }
+
+  aliasAll(items: readonly { readonly record: ArtifactRecord; readonly source?: StoredBytes | undefined }[]): Promise<void> {
+    if (items.length === 0) return Promise.resolve();
+    return guardStore('artifact alias', async () => {
+      const unknown = new Map<string, string[]>();
+      for (const { record, source } of items) {
+        if (source) continue;
+        let ids = unknown.get(record.organizationId);
+        if (!ids) unknown.set(record.organizationId, (ids = []));
+        ids.push(record.blobId);
+      }
+      const read = new Map<string, StoredBytes & { chunkCount: number }>();
+      for (const [org, ids] of unknown) {
+        for (const row of await readIn(this.client, 'SELECT artifact_id, size, sha256, chunk_count, blob_id FROM proc_artifacts WHERE org_id = ? AND artifact_id IN ?', [org], ids)) {
+          read.set(`${org}|${str(row.get('artifact_id'))}`, { blobId: str(row.get('blob_id')), size: num(row.get('size')), sha256: str(row.get('sha256')), chunkCount: num(row.get('chunk_count')) });
+        }
+      }
+      const rows = items.map(({ record, source }) => {
+        if (source) return this.rowStatement({ ...record, blobId: source.blobId }, source.size, source.sha256, chunkCountOf(source.size));
+        const src = read.get(`${record.organizationId}|${record.blobId}`);
+        if (!src) throw new TdxError('not_found', `Artifact ${record.blobId} to share bytes with is not stored.`, { reason: 'artifact' });
+        return this.rowStatement({ ...record, blobId: src.blobId || record.blobId }, src.size, src.sha256, src.chunkCount);
+      });
+      await writeGrouped(this.client, rows);
+    });
   }
 
   put(record: ArtifactRecord, bytes: Uint8Array): Promise<StoredBytes> {
@@ -191,7 +259,7 @@ export class CassandraArtifactStore implements ArtifactStore {
   alias(record: ArtifactRecord, source?: StoredBytes): Promise<void> {
     return guardStore('artifact alias', async () => {
       // chunks of CHUNK_BYTES, and one (empty) chunk for no bytes, as put and putStream write them
-      if (source) return this.writeRow({ ...record, blobId: source.blobId }, source.size, source.sha256, Math.max(1, Math.ceil(source.size / CHUNK_BYTES)));
+      if (source) return this.writeRow({ ...record, blobId: source.blobId }, source.size, source.sha256, chunkCountOf(source.size));
       const rs = await this.client.execute('SELECT size, sha256, chunk_count, blob_id FROM proc_artifacts WHERE org_id = ? AND artifact_id = ?', [record.organizationId, record.blobId], { prepare: true });
       const src = rs.first();
       if (!src) throw new TdxError('not_found', `Artifact ${record.blobId} to share bytes with is not stored.`, { reason: 'artifact' });

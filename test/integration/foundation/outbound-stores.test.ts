@@ -273,4 +273,30 @@ describe('artifact aliases', () => {
     expect(given).toMatchObject({ blobId: 'src', size: bytes.length });
     expect((await store.read(given!)).equals(bytes)).toBe(true);
   });
+
+  it('written together (putAll, aliasAll) are the rows put and alias write one by one', async () => {
+    const store = new CassandraArtifactStore(client);
+    const base = { organizationId: 'org-all', traceGuid: 'trace-all', resultId: 'r', nodeName: 'Map', usage: 'mapped', contentType: 'application/json', filename: null, size: 0, sha256: '', createdAt: 1 };
+    const big = Buffer.alloc(700 * 1024, 'b');
+    const small = Buffer.from('{"a":1}');
+    const empty = Buffer.alloc(0);
+    const stored = await store.putAll([
+      { record: { ...base, id: 'all-big', blobId: 'all-big' }, bytes: big },
+      { record: { ...base, id: 'all-small', blobId: 'all-small' }, bytes: small },
+      { record: { ...base, id: 'all-empty', blobId: 'all-empty' }, bytes: empty },
+    ]);
+    await store.put({ ...base, id: 'one-big', blobId: 'one-big' }, big);
+    await store.aliasAll([
+      { record: { ...base, id: 'all-alias-given', blobId: 'all-big' }, source: stored[0] },
+      { record: { ...base, id: 'all-alias-read', blobId: 'all-small' } },
+    ]);
+    await store.alias({ ...base, id: 'one-alias', blobId: 'one-big' });
+    expect(await store.get('org-all', 'all-big')).toEqual({ ...(await store.get('org-all', 'one-big')), id: 'all-big', blobId: 'all-big' });
+    expect(await store.get('org-all', 'all-alias-given')).toEqual({ ...(await store.get('org-all', 'one-alias')), id: 'all-alias-given', blobId: 'all-big' });
+    expect(await store.get('org-all', 'all-alias-read')).toMatchObject({ blobId: 'all-small', size: small.length, sha256: stored[1]!.sha256 });
+    expect((await store.read((await store.get('org-all', 'all-alias-given'))!)).equals(big)).toBe(true);
+    expect((await store.read((await store.get('org-all', 'all-alias-read'))!)).toString()).toBe('{"a":1}');
+    expect((await store.read((await store.get('org-all', 'all-empty'))!)).length).toBe(0);
+    await expect(store.aliasAll([{ record: { ...base, id: 'orphan', blobId: 'never-stored' } }])).rejects.toThrow(/not stored/);
+  });
 });

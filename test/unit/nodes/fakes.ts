@@ -10,6 +10,14 @@ import { createLogger } from '../../../src/logger.ts';
 import { loadConfig } from '../../../src/config.ts';
 
 export class MemoryArtifacts implements ArtifactStore {
+  async putAll(items: readonly { readonly record: ArtifactRecord; readonly bytes: Uint8Array }[]): Promise<StoredBytes[]> {
+    const out: StoredBytes[] = [];
+    for (const { record, bytes } of items) out.push(await this.put(record, bytes));
+    return out;
+  }
+  async aliasAll(items: readonly { readonly record: ArtifactRecord; readonly source?: StoredBytes | undefined }[]): Promise<void> {
+    for (const { record, source } of items) await this.alias(record, source);
+  }
   readonly rows = new Map<string, ArtifactRecord>();
   readonly blobs = new Map<string, Buffer>();
   put(record: ArtifactRecord, bytes: Uint8Array): Promise<StoredBytes> {
@@ -26,7 +34,7 @@ export class MemoryArtifacts implements ArtifactStore {
     this.rows.set(record.id, { ...record, size: all.length, sha256 });
     return { size: all.length, sha256 };
   }
-  alias(record: ArtifactRecord): Promise<void> {
+  alias(record: ArtifactRecord, _source?: StoredBytes): Promise<void> {
     this.rows.set(record.id, record);
     return Promise.resolve();
   }

@@ -26,6 +26,14 @@ import type { Implementation } from '../../../src/x12/impl/index.ts';
 import { createLogger } from '../../../src/logger.ts';
 
 export class MemoryArtifacts implements ArtifactStore {
+  async putAll(items: readonly { readonly record: ArtifactRecord; readonly bytes: Uint8Array }[]): Promise<StoredBytes[]> {
+    const out: StoredBytes[] = [];
+    for (const { record, bytes } of items) out.push(await this.put(record, bytes));
+    return out;
+  }
+  async aliasAll(items: readonly { readonly record: ArtifactRecord; readonly source?: StoredBytes | undefined }[]): Promise<void> {
+    for (const { record, source } of items) await this.alias(record, source);
+  }
   readonly rows = new Map<string, ArtifactRecord>();
   readonly blobs = new Map<string, Buffer>();
   /** Aliases written without a read of their source (the caller gave it). */
