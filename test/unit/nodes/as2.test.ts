@@ -14,7 +14,7 @@ import { as2ReceiveNode } from '../../../src/nodes/as2_receive/node.ts';
 import { AS2_MDN_PURPOSE } from '../../../src/nodes/as2_receive/step.ts';
 import { as2SendNode } from '../../../src/nodes/as2_send/node.ts';
 import { completeAwaitedDelivery } from '../../../src/nodes/as2_send/receipts.ts';
-import { AS2_SEND_MAX_ATTEMPTS, as2RetryDelayMs, messageIdOf } from '../../../src/nodes/as2_send/step.ts';
+import { AS2_SEND_MAX_ATTEMPTS, messageIdOf } from '../../../src/nodes/as2_send/step.ts';
 import type { NodeModule } from '../../../src/nodes/node.ts';
 import type { As2ReceiptPost, As2SendRequest, As2Transport, TransferOutcome } from '../../../src/nodes/ports.ts';
 import type { StepContext } from '../../../src/nodes/step.ts';
@@ -95,7 +95,7 @@ function transport(reports: Partial<As2SendReport>[] = [], posts: (TransferOutco
     },
     postReceipt: async (p) => {
       posted.push(p);
-      return posts.shift() ?? { ok: true, httpStatus: 200 };
+      return posts.shift() ?? { kind: 'delivered', httpStatus: 200 };
     },
   };
 }
@@ -162,12 +162,10 @@ describe('as2_send', () => {
     expect(messageIdOf(ctx({ ...work, params: { ...work.params, 'as2.messageId': '<kept@x>' } }), 'TDX US')).toBe('<kept@x>');
   });
 
-  it('retries a passing failure through the delay topics with the same Message-ID (a longer Retry-After wins), then gives up with an error', async () => {
-    expect([1, 2, 3, 4, 5].map((a) => as2RetryDelayMs(a, null))).toEqual([1000, 2000, 4000, 8000, 16000]);
-    expect(as2RetryDelayMs(1, 600)).toBe(300_000);
+  it('retries a passing failure through the delay topics with the same Message-ID (a longer Retry-After wins, up to the longest delay), then gives up with an error', async () => {
     const failing = (retryAfterSeconds: number | null): Partial<As2SendReport> => ({ status: 'failed', retryable: true, retryAfterSeconds, error: 'HTTP 503 Service Unavailable', detail: detail({ mdnStatus: 'failed', httpStatus: 503, micMatched: null }) });
-    const as2 = transport([failing(null), failing(30), failing(null), failing(null), failing(null), failing(null)]);
-    const deps = memoryDeps(memoryOrg(doc), { as2 });
+    const as2 = transport([failing(null), failing(30), failing(600), failing(null), failing(null), failing(null)]);
+    const deps = memoryDeps(memoryOrg(doc), { as2, retry: { delaysMs: [1000, 2000, 4000, 8000, 60_000], jitterPercent: 0, attemptTimeoutMs: 15_000 } });
     let work = await ackWork(deps);
     const node = as2SendNode(deps);
     const delays: number[] = [];
@@ -182,7 +180,7 @@ describe('as2_send', () => {
       expect(next.params['deliveryAttempt']).toBe(String(attempt + 1));
       work = next;
     }
-    expect(delays).toEqual([1, 30, 4, 8, 16]);
+    expect(delays).toEqual([1, 30, 60, 8, 60]);
     expect(new Set(as2.sent.map((s) => s.messageId)).size).toBe(1);
     expect(deps.memory.results.all().filter((r) => r.service === 'as2_send')).toEqual([]);
     await node.handle([{ message: work }], batch(deps));
@@ -280,7 +278,7 @@ describe('as2_receive posting asynchronous MDNs', () => {
   });
 
   it('tries a passing failure again through the delay topics, and logs an error after the last attempt', async () => {
-    const refused = { ok: false as const, retryable: true, message: 'ECONNREFUSED', httpStatus: null };
+    const refused = { kind: 'retryable' as const, reason: 'ECONNREFUSED', httpStatus: null };
     const as2 = transport([], Array.from({ length: 6 }, () => refused));
     const deps = memoryDeps(memoryOrg(doc), { as2 });
     const node = as2ReceiveNode(deps);
