@@ -193,6 +193,62 @@ describe('as2_send', () => {
     expect(logs.map((l) => /attempt (\d) of 6/.exec(l.message)?.[1])).toEqual(['1', '2', '3', '4', '5']);
   });
 
+  it('a resend is a real send under a new Message-ID, even after a retried first transmission', async () => {
+    const as2 = transport([{ status: 'failed', retryable: true, retryAfterSeconds: null, error: 'HTTP 503', detail: detail({ mdnStatus: 'failed', httpStatus: 503, micMatched: null }) }]);
+    const deps = memoryDeps(memoryOrg(doc), { as2, retry: { delaysMs: [1000, 2000, 4000, 8000, 16000], jitterPercent: 0, attemptTimeoutMs: 15_000 } });
+    const work = await ackWork(deps);
+    const node = as2SendNode(deps);
+    const before = deps.memory.emitter.sent.length;
+    await node.handle([{ message: work }], batch(deps));
+    const retry = unwrap(delayedAfter(deps, before)!);
+    await node.handle([{ message: retry }], batch(deps));
+    expect(as2.sent.map((r) => r.messageId)).toEqual([as2.sent[0]!.messageId, as2.sent[0]!.messageId]);
+    // the resend work item as the replay consumer builds it: its own id, fresh params
+    const { 'as2.messageId': _kept, ...fresh } = retry.params;
+    void _kept;
+    const resend: StageMessage = { ...work, id: 'replay-work-1', resend: true, attempt: 2, params: { ...fresh, deliveryAttempt: '1' } };
+    await node.handle([{ message: resend }], batch(deps));
+    expect(as2.sent).toHaveLength(3);
+    expect(as2.sent[2]!.messageId).not.toBe(as2.sent[0]!.messageId);
+    expect(as2.sent[2]!.payload.equals(as2.sent[0]!.payload)).toBe(true);
+    const results = deps.memory.results.all().filter((r) => r.service === 'as2_send');
+    expect(results.map((r) => [r.status, r.resend])).toEqual([
+      ['success', false],
+      ['success', true],
+    ]);
+  });
+
+  it('a partner that never answers: the send is kept in flight (the partition moves on) and ends at the attempt timeout as a retry', async () => {
+    let calls = 0;
+    const hanging: As2Transport = {
+      send: (r) => {
+        calls++;
+        // the first send never ends; the others answer at once
+        if (calls === 1) return new Promise(() => undefined);
+        return Promise.resolve({ status: 'processed', retryable: false, retryAfterSeconds: null, error: null, deadline: null, detail: { ...detail({}), messageId: r.messageId.slice(1, -1) } });
+      },
+      postReceipt: () => Promise.resolve({ kind: 'delivered', httpStatus: 200 }),
+    };
+    const deps = memoryDeps(memoryOrg(doc), { as2: hanging, retry: { delaysMs: [1000, 2000, 4000, 8000, 16000], jitterPercent: 0, attemptTimeoutMs: 400 } });
+    const work = await ackWork(deps);
+    const node = as2SendNode(deps);
+    const other: StageMessage = { ...work, id: 'other-work', traceGuid: 'other-trace' };
+    const started = Date.now();
+    const first = await node.handle([{ message: work }, { message: other }], batch(deps));
+    // handed back at once: nothing passed (the hanging item is first), both come back with the next fetch
+    expect(Date.now() - started).toBeLessThan(400);
+    expect(first).toEqual({ processed: 0, pauseUntil: 0 });
+    // the other trace's send already completed meanwhile
+    expect(deps.memory.results.all().filter((r) => r.service === 'as2_send' && r.traceGuid === 'other-trace').map((r) => r.status)).toEqual(['success']);
+    await new Promise((res) => setTimeout(res, 450));
+    expect(await node.handle([{ message: work }, { message: other }], batch(deps))).toBeUndefined();
+    const delayed = deps.memory.emitter.sent.filter((m) => m.topic.startsWith('delay.')).map((m) => m.value as DelayedMessage);
+    expect(delayed).toHaveLength(1);
+    expect(unwrap(delayed[0]!).params['deliveryAttempt']).toBe('2');
+    const warn = deps.memory.emitter.on<LogEvent>('events.logs').find((l) => l.level === 'warn')!;
+    expect(warn.message).toMatch(/failed \(attempt 1 of 6\): no answer within 400 ms \(the attempt's timeout\); trying again in 1 s/);
+  });
+
   it('a negative receipt is an error at once, with the partner disposition in detail.as2', async () => {
     const as2 = transport([
       {
