@@ -12,7 +12,10 @@
  *   that sees the name replaced), with nothing else left in the folder;
  * - a partner whose SFTP server accepts connections and never answers delays no other
  *   partner's upload (on the same partition: the tests run one partition per topic) by more
- *   than a second.
+ *   than a second;
+ * - the scheduler: a retry written to a tier narrower than its wait (as an AS2 Retry-After of
+ *   300 s on the 60 s tier) hops from tier to tier and is forwarded at its due time, and the
+ *   shorter retry behind it on the same partition is not held back.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -24,6 +27,9 @@ import { statusOf, type StoredTransaction } from '../../../src/domain/records.ts
 import { eventually } from '../helpers/isolated-config.ts';
 import { connectSftp, sftpSettings, type SftpSession } from '../helpers/sftp.ts';
 import { uniqueId } from '../helpers/env.ts';
+import { createKafka } from '../../../src/adapters/kafka/client.ts';
+import { createLogger } from '../../../src/logger.ts';
+import type { DelayedMessage } from '../../../src/wire/delayed.v1.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 import { interchange, po850, startPipeline, type Pipeline } from './support.ts';
 
@@ -251,4 +257,42 @@ describe('a partner SFTP server that accepts and never answers', () => {
     const hangTx: StoredTransaction[] = await p.transactions(hangTrace);
     expect(hangTx.map((x) => statusOf(x))).toEqual(['processing']);
   }, 120_000);
+});
+
+describe('the scheduler, a wait longer than its tier', () => {
+  it('hops from tier to tier and is forwarded when due, never holding back the shorter retry behind it', async () => {
+    const wire = await p.reader.wire();
+    const producer = await p.reader.producer();
+    const kafka = createKafka(p.iso.config, createLogger({ ...p.iso.config, logLevel: 'silent' }), '-it-hops');
+    const consumer = kafka.consumer({ groupId: `${p.iso.config.kafka.groupPrefix}hops-${uniqueId()}` });
+    const arrived = new Map<string, number>();
+    await consumer.connect();
+    try {
+      await consumer.subscribe({ topic: wire.topic('deadletter'), fromBeginning: true });
+      await consumer.run({
+        eachMessage: async ({ message }) => {
+          const id = message.headers?.['tdx-delay-id']?.toString();
+          if (id) arrived.set(id, Number(message.timestamp));
+        },
+      });
+      // both on the 1 s tier (one partition), the long one first: it must wait 4 s
+      const run = uniqueId('hop');
+      const at = Date.now();
+      const delayed = (id: string, inMs: number): DelayedMessage => ({ id: `${run}-${id}`, dueAt: (at + inMs) * 1000, targetTopic: 'deadletter', key: run, value: Buffer.from(id), headers: {}, reason: 'test', attempt: 1 });
+      await producer.send([
+        { topic: wire.topic('delay.1s'), key: run, value: wire.encode('delay.1s', delayed('long', 4_000)) },
+        { topic: wire.topic('delay.1s'), key: run, value: wire.encode('delay.1s', delayed('short', 1_000)) },
+      ]);
+      await eventually(() => (arrived.has(`${run}-long`) && arrived.has(`${run}-short`) ? true : undefined), 30_000, 'both forwarded');
+      const short = arrived.get(`${run}-short`)! - at;
+      const long = arrived.get(`${run}-long`)! - at;
+      console.log(`forwarded after: short (due in 1 s) ${short} ms, long (due in 4 s, on the 1 s tier) ${long} ms`);
+      expect(short).toBeGreaterThanOrEqual(1_000);
+      expect(short).toBeLessThan(2_000);
+      expect(long).toBeGreaterThanOrEqual(4_000);
+      expect(long).toBeLessThan(5_000);
+    } finally {
+      await consumer.disconnect();
+    }
+  }, 60_000);
 });
