@@ -270,9 +270,10 @@ describe('the scheduler, a wait longer than its tier', () => {
     try {
       await consumer.subscribe({ topic: wire.topic('deadletter'), fromBeginning: true });
       await consumer.run({
-        eachMessage: async ({ message }) => {
+        eachMessage: ({ message }) => {
           const id = message.headers?.['tdx-delay-id']?.toString();
           if (id) arrived.set(id, Number(message.timestamp));
+          return Promise.resolve();
         },
       });
       // both on the 1 s tier (one partition), the long one first: it must wait 4 s
