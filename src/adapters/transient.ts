@@ -17,23 +17,16 @@ export const CASSANDRA_TRANSIENT_NAMES: ReadonlySet<string> = new Set(['NoHostAv
 export const CASSANDRA_TRANSIENT_CODES: ReadonlySet<number> = new Set([0x1000, 0x1001, 0x1002, 0x1003, 0x1100, 0x1200]);
 /** ClickHouse: TIMEOUT_EXCEEDED, TOO_MANY_SIMULTANEOUS_QUERIES, NETWORK_ERROR, SOCKET_TIMEOUT, TOO_MANY_PARTS, MEMORY_LIMIT_EXCEEDED. */
 export const CLICKHOUSE_TRANSIENT_CODES: ReadonlySet<string> = new Set(['159', '202', '210', '209', '252', '241']);
-/** Socket-level errors after which the same request may succeed (refused, reset, timed out, unreachable, not resolved). */
-export const NETWORK_TRANSIENT_CODES: ReadonlySet<string> = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EAI_AGAIN',
-  'ENOTFOUND',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EHOSTDOWN',
-  'ENETDOWN',
-  'ABORT_ERR',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
+/** The socket errors of a refused connection. */
+export const NETWORK_REFUSED_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED']);
+/** The socket errors of a connection reset or dropped by the other side. */
+export const NETWORK_RESET_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET']);
+/** The socket errors of a host or network that cannot be reached (a timed-out connect included). */
+export const NETWORK_UNREACHABLE_CODES: ReadonlySet<string> = new Set(['EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+/** The resolver's errors for a host name it could not resolve (now). */
+export const NETWORK_UNRESOLVED_CODES: ReadonlySet<string> = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NODATA', 'EAI_FAIL']);
+/** Socket-level errors after which the same request may succeed: all of the above, and an aborted request. */
+export const NETWORK_TRANSIENT_CODES: ReadonlySet<string> = new Set([...NETWORK_REFUSED_CODES, ...NETWORK_RESET_CODES, ...NETWORK_UNREACHABLE_CODES, ...NETWORK_UNRESOLVED_CODES, 'ABORT_ERR']);
 /** Texts of client errors that carry no code but say the server did not answer (the ClickHouse HTTP client's timeout, a dropped socket). */
 const NETWORK_TRANSIENT_TEXT = /^Timeout error\.?$|socket hang up|ECONNREFUSED|ECONNRESET/;
 

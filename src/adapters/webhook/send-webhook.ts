@@ -22,7 +22,7 @@ import { Webhook } from 'standardwebhooks';
 import { isLinkLocalAddress, webhookUrlProblem } from '../../domain/link-local.ts';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from '../../domain/retry-policy.ts';
 import { parseRetryAfter } from '../../domain/webhook-delivery.ts';
-import { WEBHOOK_RETRYABLE_STATUSES } from '../transient.ts';
+import { NETWORK_RESET_CODES, NETWORK_UNREACHABLE_CODES, NETWORK_UNRESOLVED_CODES, WEBHOOK_RETRYABLE_STATUSES } from '../transient.ts';
 
 /** The default timeout of one call (the retry policy's per-attempt timeout). */
 export const WEBHOOK_TIMEOUT_MS = DEFAULT_ATTEMPT_TIMEOUT_MS;
@@ -100,8 +100,9 @@ const guardedLookup: LookupFunction = (hostname, options, callback) => {
   });
 };
 
-const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET']);
-const UNREACHABLE_CODES = new Set(['EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'ETIMEDOUT', 'EAI_AGAIN', 'ENOTFOUND', 'EAI_NODATA', 'EAI_FAIL']);
+// the transient network failures of every transport (../transient.ts)
+const RESET_CODES = NETWORK_RESET_CODES;
+const UNREACHABLE_CODES: ReadonlySet<string> = new Set([...NETWORK_UNREACHABLE_CODES, ...NETWORK_UNRESOLVED_CODES]);
 
 /** Classifies a request that got no answer. */
 function classifyFailure(err: NodeJS.ErrnoException, timedOut: boolean, timeoutMs: number, timestamp: number): WebhookOutcome {
