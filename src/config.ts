@@ -6,6 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { TdxError } from './errors.ts';
+import { DEFAULT_RETRY_POLICY, DELIVERY_MAX_ATTEMPTS, MAX_ATTEMPT_TIMEOUT_MS, MAX_RETRY_DELAY_MS, retrySettingsProblem } from './domain/retry-policy.ts';
 
 export interface Config {
   /** Deployment name, used in logs and Kafka client ids. @default "tdx" */
@@ -181,12 +182,18 @@ export interface Config {
   /** Grace period for in-flight work on SIGTERM. @default 15000 */
   readonly shutdownTimeoutMs: number;
   /**
-   * Scheduled retries (docs/pipeline.md): every wait the scheduler holds a delayed message for
-   * (webhook, SFTP upload, AS2 send and MDN post retries, a receiver's Retry-After) is this
-   * percentage of the wait the documented schedule asks for. 100 runs the schedule as written
-   * (1, 2, 4, 8, 16 s); the integration tests run it shortened. @default 100
+   * The retry policy of transfers (webhook deliveries and notifications, SFTP uploads, AS2
+   * sends, asynchronous MDN posts; src/domain/retry-policy.ts, docs/transports.md) when a
+   * webhook or connection does not carry its own `retry` settings.
    */
-  readonly retryDelayPercent: number;
+  readonly retry: {
+    /** Delays before attempts 2 to 6 (`TDX_RETRY_DELAYS_SECONDS`, 5 numbers of seconds, fractions allowed). @default 10,60,300,900,2700 */
+    readonly delaysMs: readonly number[];
+    /** Each delay lengthened by up to this percentage (`TDX_RETRY_JITTER_PERCENT`, 0 to 50). @default 10 */
+    readonly jitterPercent: number;
+    /** How long one attempt may take (`TDX_RETRY_ATTEMPT_TIMEOUT_MS`). @default 15000 */
+    readonly attemptTimeoutMs: number;
+  };
   readonly mcp: {
     /** API key `tdx mcp` connects with when `--key` is not given. @default undefined */
     readonly apiKey: string | undefined;
@@ -271,6 +278,19 @@ function fetchPauseOf(r: Reader): Config['sftp']['fetchPause'] {
     return undefined;
   }
   return { phase: m[1] as 'claimed' | 'produced', ms: Number(m[2]) };
+}
+
+/** `TDX_RETRY_DELAYS_SECONDS`: the 5 delays between the 6 attempts of a transfer, in seconds. */
+function retryDelaysOf(r: Reader): number[] {
+  const raw = r.optional('TDX_RETRY_DELAYS_SECONDS');
+  if (raw === undefined) return [...DEFAULT_RETRY_POLICY.delaysMs];
+  const seconds = raw.split(',').map((x) => Number(x.trim()));
+  const problem = retrySettingsProblem({ delaysSeconds: seconds });
+  if (problem !== undefined || raw.split(',').some((x) => x.trim() === '')) {
+    r.problems.push(`TDX_RETRY_DELAYS_SECONDS: ${DELIVERY_MAX_ATTEMPTS - 1} comma-separated numbers of seconds, each more than 0 and at most ${MAX_RETRY_DELAY_MS / 1000}, got "${raw}"`);
+    return [...DEFAULT_RETRY_POLICY.delaysMs];
+  }
+  return seconds.map((x) => Math.round(x * 1000));
 }
 
 /** Parses and validates the environment once. Throws `config_invalid` listing every bad field. */
@@ -370,7 +390,11 @@ export function loadConfig(env: Env = process.env): Config {
       serviceName: r.string('OTEL_SERVICE_NAME', r.string('TDX_SERVICE_NAME', 'tdx')),
     },
     shutdownTimeoutMs: r.int('TDX_SHUTDOWN_TIMEOUT_MS', 15_000, 0, 600_000),
-    retryDelayPercent: r.int('TDX_RETRY_DELAY_PERCENT', 100, 1, 100),
+    retry: {
+      delaysMs: retryDelaysOf(r),
+      jitterPercent: r.int('TDX_RETRY_JITTER_PERCENT', DEFAULT_RETRY_POLICY.jitterPercent, 0, 50),
+      attemptTimeoutMs: r.int('TDX_RETRY_ATTEMPT_TIMEOUT_MS', DEFAULT_RETRY_POLICY.attemptTimeoutMs, 100, MAX_ATTEMPT_TIMEOUT_MS),
+    },
     mcp: {
       apiKey: r.optional('TDX_API_KEY'),
     },

@@ -83,6 +83,7 @@ export function nodeDeps(resources: Resources): Promise<NodeDeps> {
         emitter: new WireEmitter(producer, wire),
         logger: resources.logger,
         wallClock: () => Date.now() * 1000,
+        retry: resources.config.retry,
         ...(resources.config.pipeline.inlineSteps === 'on' ? { inline: inlineRegistry(resources) } : {}),
         ...(tracer ? { tracer } : {}),
       } satisfies NodeDeps;

@@ -37,6 +37,8 @@ export function exportDocument(state: OrgConfigState): ConfigDocument {
         archiveDirectory: opt(c.archiveDirectory ?? null),
         tags: tagsOpt(c.tags),
         as2: c.as2 ? as2DocOf(c.as2) : undefined,
+        retry: c.retry ? { ...c.retry } : undefined,
+        resendReplace: c.resendReplace ?? undefined,
       }),
     ),
     envelopes: byId(state.envelopes).map((e) => ({
@@ -49,7 +51,7 @@ export function exportDocument(state: OrgConfigState): ConfigDocument {
       elementSeparator: e.elementSeparator,
       componentSeparator: e.componentSeparator,
     })),
-    webhooks: byId(state.webhooks).map((w) => ({ name: w.name, kind: w.kind, url: w.url, contentType: w.contentType })),
+    webhooks: byId(state.webhooks).map((w) => ({ name: w.name, kind: w.kind, url: w.url, contentType: w.contentType, ...(w.retry ? { retry: { ...w.retry } } : {}) })),
     sources: byId(state.sources).map((s) => clean({ name: s.name, sample: s.sample, semantics: opt(s.semantics) })),
     implementations: byId(state.implementations).map((i) =>
       clean({

@@ -184,6 +184,8 @@ export function planApply(doc: ConfigDocument, current: OrgConfigState, ctx: Pla
       ...(d.archiveDirectory ? { archiveDirectory: d.archiveDirectory } : {}),
       tags: d.tags ?? [],
       as2,
+      ...(d.retry ? { retry: d.retry } : {}),
+      ...(d.resendReplace ? { resendReplace: d.resendReplace } : {}),
       provisioned,
     };
   });
@@ -218,6 +220,7 @@ export function planApply(doc: ConfigDocument, current: OrgConfigState, ctx: Pla
     kind: d.kind ?? 'standard',
     url: d.url,
     contentType: d.contentType ?? 'application/json',
+    ...(d.retry ? { retry: d.retry } : {}),
   }));
   (doc.webhooks ?? []).forEach((d, i) => {
     const ownerId = webhooks[i]?.id ?? '';

@@ -5,6 +5,7 @@
  * path reaches them.
  */
 import type { NodeKind, NodeService } from './node-services.ts';
+import type { RetrySettings } from './retry-policy.ts';
 
 export const CONNECTION_KINDS = ['sftp', 'as2', 'sandbox'] as const;
 export type ConnectionKind = (typeof CONNECTION_KINDS)[number];
@@ -102,6 +103,16 @@ export interface ConnectionRecord extends Stamped {
   readonly archiveDirectory?: string | null;
   readonly tags: readonly string[];
   readonly as2: As2Settings | null;
+  /**
+   * The retry policy of uploads and sends over this connection (src/domain/retry-policy.ts);
+   * absent or null: the deployment's. An extension beyond the contract.
+   */
+  readonly retry?: RetrySettings | null;
+  /**
+   * SFTP: how a resend replaces a file still in the partner's folder (docs/transports.md);
+   * absent: `auto`. An extension beyond the contract.
+   */
+  readonly resendReplace?: SftpResendReplace | null;
   /** True once the connection can carry traffic (credentials present, AS2 set up). */
   readonly provisioned: boolean;
 }
@@ -120,7 +131,21 @@ export interface WebhookRecord extends Stamped {
   readonly kind: WebhookKind;
   readonly url: string;
   readonly contentType: string;
+  /**
+   * The retry policy of calls to this webhook (src/domain/retry-policy.ts); absent or null: the
+   * deployment's. An extension beyond the contract.
+   */
+  readonly retry?: RetrySettings | null;
 }
+
+/**
+ * How an SFTP resend replaces a file of the same name still in the partner's folder: `auto`
+ * (the OpenSSH posix-rename extension when the server offers it, else remove then rename),
+ * `posix-rename` (only atomically; a server without the extension fails the upload), or
+ * `remove-then-rename` (for servers without it: a short moment without the file).
+ */
+export type SftpResendReplace = 'auto' | 'posix-rename' | 'remove-then-rename';
+export const SFTP_RESEND_REPLACE_MODES: readonly SftpResendReplace[] = ['auto', 'posix-rename', 'remove-then-rename'];
 
 export interface TransactionSetSetting {
   readonly transactionSetIdentifier: string;
@@ -291,6 +316,10 @@ export interface ConnectionDoc {
   /** SFTP: move fetched files here instead of removing them. */
   archiveDirectory?: string;
   tags?: string[];
+  /** Retry policy of uploads and sends over this connection (extension). */
+  retry?: RetrySettings;
+  /** SFTP: how a resend replaces a file still in the partner's folder (extension). */
+  resendReplace?: SftpResendReplace;
   /** AS2: our certificate (PEM), read from `as2.certificateFile` or given inline. Stored as a secret. */
   certificate?: string;
   /** AS2: the partner's certificate (PEM), read from `as2.partnerCertificateFile` or given inline. Stored as a secret. */
@@ -334,6 +363,8 @@ export interface WebhookDoc {
   url: string;
   contentType?: string;
   signingSecret?: string;
+  /** Retry policy of calls to this webhook (extension). */
+  retry?: RetrySettings;
 }
 
 export interface SourceDoc {

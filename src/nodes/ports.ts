@@ -15,6 +15,7 @@ import type {
   MappingVersionRecord,
   PartnerRecord,
   SecretOwner,
+  SftpResendReplace,
   SourceRecord,
   WebhookRecord,
 } from '../domain/configuration.ts';
@@ -23,6 +24,7 @@ import type { Micros } from '../domain/records.ts';
 import type { MappingEngine } from '../domain/mapping-engine.ts';
 import type { SftpEntry } from '../domain/sftp-polling.ts';
 import type { WebhookAttempt } from '../domain/webhook-delivery.ts';
+import type { RetryPolicy, TransferAttempt } from '../domain/retry-policy.ts';
 import type { Implementation } from '../x12/impl/index.ts';
 import type { As2SendReport } from '../domain/as2-delivery.ts';
 import type { StageMessage } from '../wire/stage.v1.ts';
@@ -108,12 +110,21 @@ export interface SftpTarget {
   readonly passphrase?: string;
 }
 
-/** Outcome of one transfer attempt: a failure says whether trying again later may succeed. */
-export type TransferOutcome = { readonly ok: true } | { readonly ok: false; readonly retryable: boolean; readonly message: string };
+/** Outcome of one transfer attempt, whatever the transport (src/domain/retry-policy.ts): delivered, retryable or final. */
+export type TransferOutcome = TransferAttempt;
+
+export interface SftpUploadOptions {
+  /**
+   * A resend: a file of the same name in the folder is replaced (atomically with the OpenSSH
+   * posix-rename extension under `auto` or `posix-rename`), so the partner sees it arrive again.
+   * Without it an existing file is never replaced. @default undefined
+   */
+  readonly replace?: SftpResendReplace;
+}
 
 /** Uploads files to partners' SFTP servers (the file appears whole, under its final name). */
 export interface SftpUploader {
-  upload(target: SftpTarget, directory: string, filename: string, bytes: Buffer): Promise<TransferOutcome>;
+  upload(target: SftpTarget, directory: string, filename: string, bytes: Buffer, options?: SftpUploadOptions): Promise<TransferOutcome>;
 }
 
 /** One signed webhook call (Standard Webhooks): the body is sent and signed exactly as given. */
@@ -127,6 +138,8 @@ export interface WebhookCall {
   readonly contentType: string;
   /** This call's attempt number (1 first); the metrics tell a last attempt's failure (`exhausted`) by it. */
   readonly attempt?: number;
+  /** Deadline of the call up to the answer's status (the retry policy's per-attempt timeout). */
+  readonly timeoutMs?: number;
 }
 
 /** Makes webhook calls: one attempt each, never retried or delayed here. */
@@ -199,6 +212,8 @@ export interface NodeDeps {
   readonly as2?: As2Transport;
   /** Wall clock (injectable for tests). */
   readonly wallClock: () => Micros;
+  /** The deployment's retry policy of transfers (config `retry`); a webhook or connection may carry its own. @default DEFAULT_RETRY_POLICY */
+  readonly retry?: RetryPolicy;
   /**
    * The in-house steps this process runs inline, in the consumer pass of the step before them
    * (src/nodes/inline.ts); without it, every next work item goes through its stage topic.

@@ -4,10 +4,11 @@
  * - Delay forwarder: consumes the `delay.<n>s` tiers through the one consumer runner and
  *   forwards each DelayedMessage to its target topic once due. When the head of a partition is
  *   not due yet, the runner pauses the partition (the rest waits on the topic) and resumes it at
- *   the due time; other partitions and tiers keep flowing. Each tier is in due order up to its
- *   own width, so a paused head delays the messages behind it by at most n seconds. An
- *   undecodable message is dead-lettered like anywhere else, never dropped. With
- *   TDX_RETRY_DELAY_PERCENT below 100 every wait is that share of the scheduled one (tests).
+ *   the due time; other partitions and tiers keep flowing. A message is held at most its tier's
+ *   width: one due later (a retry 45 minutes away on the 60 s tier) is then written again to
+ *   the tier of the time still to wait (`delayStep`, a hop), so a paused head delays the
+ *   messages behind it by at most n seconds, whatever delay the retry policy asked for. An
+ *   undecodable message is dead-lettered like anywhere else, never dropped.
  * - Jobs (`SchedulerJob`): timers owned by the replica that holds the one partition of
  *   `control.scheduler` (SFTP polls, retention sweeps), plugged in by src/service.ts.
  *
@@ -15,7 +16,7 @@
  */
 import type { Role } from './role.ts';
 import { ConsumerRunner } from '../adapters/kafka/consumer-runner.ts';
-import { DELAY_TIERS_SECONDS, forwardAtMs, type DelayedMessage } from '../wire/delayed.v1.ts';
+import { DELAY_TIERS_SECONDS, delayStep, tierSecondsOf, type DelayedMessage } from '../wire/delayed.v1.ts';
 import type { Resources } from './resources.ts';
 
 /** A scheduled duty of the scheduler role. */
@@ -36,7 +37,6 @@ export function schedulerRole(resources: Resources, jobFactories: readonly Sched
     start: async () => {
       const [kafka, wire, producer] = await Promise.all([resources.kafka(), resources.wire(), resources.producer()]);
       const prefix = resources.config.kafka.topicPrefix;
-      const percent = resources.config.retryDelayPercent;
       runner = new ConsumerRunner<DelayedMessage>(
         { kafka, wire, producer, config: resources.config, logger: resources.logger, metrics: resources.metrics, tracer: await resources.tracer() },
         {
@@ -48,26 +48,25 @@ export function schedulerRole(resources: Resources, jobFactories: readonly Sched
           // progress returns: keep that short so a 1 s retry is forwarded after about 1 s
           maxWaitTimeMs: 100,
           handleBatch: async (messages) => {
-            const due: DelayedMessage[] = [];
+            const out: { topic: string; key: string | null; value: Buffer; headers?: Record<string, string> }[] = [];
             let stopAt = messages.length;
             let pauseUntil = 0;
+            const now = Date.now();
             for (const [i, m] of messages.entries()) {
-              const dueMs = forwardAtMs(m.value.dueAt, m.timestamp, percent);
-              if (dueMs > Date.now()) {
+              const d = m.value;
+              const step = delayStep(d.dueAt, m.timestamp, tierSecondsOf(m.topic) ?? DELAY_TIERS_SECONDS[DELAY_TIERS_SECONDS.length - 1]!, now);
+              if (step.action === 'wait') {
                 stopAt = i;
-                pauseUntil = dueMs;
+                pauseUntil = step.untilMs;
                 break;
               }
-              due.push(m.value);
+              if (step.action === 'hop') {
+                out.push({ topic: wire.topic(step.tier), key: m.key, value: wire.encode(step.tier, d) });
+                continue;
+              }
+              out.push({ topic: prefix + d.targetTopic, key: d.key, value: d.value, headers: { ...d.headers, 'tdx-delay-id': d.id, 'tdx-attempt': String(d.attempt) } });
             }
-            await producer.send(
-              due.map((d) => ({
-                topic: prefix + d.targetTopic,
-                key: d.key,
-                value: d.value,
-                headers: { ...d.headers, 'tdx-delay-id': d.id, 'tdx-attempt': String(d.attempt) },
-              })),
-            );
+            await producer.send(out);
             return stopAt < messages.length ? { processed: stopAt, pauseUntil } : undefined;
           },
         },

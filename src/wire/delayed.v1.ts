@@ -2,8 +2,11 @@
  * Delayed message, version 1 (topics `delay.<n>s`): scheduled re-delivery. A consumer that
  * must try again later (a webhook answered 503, or asked for Retry-After) writes the message
  * it wants re-delivered here instead of sleeping; the scheduler forwards it to `targetTopic`
- * once `dueAt` has passed. Tier `delay.<n>s` holds messages due at most n seconds after they
- * were written, so each tier is in due order up to n seconds.
+ * once `dueAt` has passed. Tier `delay.<n>s` holds a message at most n seconds from when it
+ * was written, so each tier is in due order up to n seconds: a message due later than its
+ * tier's width (a retry 45 minutes away rides the 60 s tier) is written again to the tier of
+ * the time still to wait once the width has passed (a hop), and never holds back the messages
+ * behind it for longer than the width.
  *
  *   DelayedMessage = {
  *     id          string           ; idempotency key of the re-delivery
@@ -62,13 +65,31 @@ export function delayTierFor(delayMs: number): `delay.${number}s` {
   return `delay.${tier}s`;
 }
 
+/** What the scheduler does with the head of a tier partition (`delayStep`). */
+export type DelayStep =
+  /** Not yet: pause the partition until `untilMs`. */
+  | { readonly action: 'wait'; readonly untilMs: number }
+  /** Due: forward to the target topic. */
+  | { readonly action: 'forward' }
+  /** Held for the tier's width but not due yet: write it again to `tier` (the time still to wait). */
+  | { readonly action: 'hop'; readonly tier: `delay.${number}s` };
+
 /**
- * When the scheduler forwards a delayed message (epoch milliseconds): at its `dueAt` (micros,
- * rounded up to the millisecond) when `percent` is 100; otherwise after `percent` % of the wait
- * between `writtenAtMs` (when it was written to its tier) and `dueAt` (TDX_RETRY_DELAY_PERCENT).
+ * The scheduler's decision for a message read from tier `tierSeconds`, written at `writtenAtMs`
+ * (the broker timestamp), due at `dueAtMicros`, at `nowMs`: it is held until its due time or
+ * the tier's width after it was written, whichever comes first; then it is forwarded when due,
+ * otherwise written again to the tier of the time still to wait.
  */
-export function forwardAtMs(dueAtMicros: number, writtenAtMs: number, percent: number): number {
+export function delayStep(dueAtMicros: number, writtenAtMs: number, tierSeconds: number, nowMs: number): DelayStep {
   const dueMs = Math.ceil(dueAtMicros / 1000);
-  if (percent >= 100 || dueMs <= writtenAtMs) return dueMs;
-  return writtenAtMs + Math.ceil(((dueMs - writtenAtMs) * percent) / 100);
+  const holdUntil = Math.min(dueMs, writtenAtMs + tierSeconds * 1000);
+  if (holdUntil > nowMs) return { action: 'wait', untilMs: holdUntil };
+  if (dueMs <= nowMs) return { action: 'forward' };
+  return { action: 'hop', tier: delayTierFor(dueMs - nowMs) };
+}
+
+/** The width in seconds of a tier topic (`delay.16s` → 16), whatever prefix it carries; undefined for another topic. */
+export function tierSecondsOf(topic: string): number | undefined {
+  const m = /(?:^|\.)delay\.(\d+)s$/.exec(topic);
+  return m ? Number(m[1]) : undefined;
 }

@@ -138,6 +138,6 @@ export class As2PipelineTransport implements As2Transport {
 
   async postReceipt(receipt: As2ReceiptPost): Promise<TransferOutcome & { readonly httpStatus: number | null }> {
     const r = await postAsyncMdn({ url: receipt.url, mdn: { messageId: receipt.headers['Message-ID'] ?? '', headers: receipt.headers, body: receipt.body, signed: false } }, this.receiptTimeoutMs);
-    return r.ok ? { ok: true, httpStatus: r.httpStatus } : { ok: false, retryable: r.retryable, message: r.error ?? `HTTP ${r.httpStatus ?? '?'}`, httpStatus: r.httpStatus };
+    return r.ok ? { kind: 'delivered', httpStatus: r.httpStatus } : { kind: r.retryable ? 'retryable' : 'final', reason: r.error ?? `HTTP ${r.httpStatus ?? '?'}`, httpStatus: r.httpStatus };
   }
 }

@@ -5,6 +5,8 @@
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { parseRetryAfter } from '../../domain/webhook-delivery.ts';
+import { NETWORK_TRANSIENT_CODES, isRetryableHttpStatus } from '../transient.ts';
 
 export interface PostOptions {
   /** Deadline of the whole exchange (connect, send, response). */
@@ -27,8 +29,8 @@ export type PostResult =
       readonly body: Buffer;
     };
 
-/** Network errors after which the same request may succeed. */
-const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED', 'ABORT_ERR', 'UND_ERR_SOCKET']);
+/** Network errors after which the same request may succeed (../transient.ts). */
+const TRANSIENT_CODES = NETWORK_TRANSIENT_CODES;
 
 function flatHeaders(res: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
@@ -37,16 +39,12 @@ function flatHeaders(res: IncomingMessage): Record<string, string> {
 }
 
 function retryAfter(value: string | undefined, now: number): number | null {
-  if (!value) return null;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim());
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? null : Math.max(0, Math.round((at - now) / 1000));
+  const ms = parseRetryAfter(value, new Date(now));
+  return ms === undefined ? null : Math.ceil(ms / 1000);
 }
 
-/** True for HTTP statuses worth retrying: 408, 425, 429 and every 5xx. */
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 425 || status === 429 || status >= 500;
-}
+/** True for HTTP statuses worth retrying: 408, 425, 429 and every 5xx (../transient.ts). */
+export const isRetryableStatus = isRetryableHttpStatus;
 
 /** POSTs `body` to `url`. Resolves for every outcome (never rejects). */
 export function post(url: string, headers: Readonly<Record<string, string>>, body: Buffer, options: PostOptions): Promise<PostResult> {

@@ -35,6 +35,7 @@ import { retentionCutoff } from '../../domain/retention.ts';
 import { clampMicros } from '../../domain/records.ts';
 import { qualify, type ClickHouseHandle } from './client.ts';
 import { FEED_WATERMARK } from './materialize.ts';
+import { classifyStoreFailure } from '../transient.ts';
 
 /** First window of a page, in microseconds. */
 const FIRST_WINDOW_US = 3_600_000_000;
@@ -162,8 +163,13 @@ export class ClickHouseRecordLists implements RecordLists {
   }
 
   private async rows<T>(query: string, params: Params): Promise<T[]> {
-    const rs = await this.ch.client.query({ query, query_params: params, format: 'JSONEachRow', clickhouse_settings: SETTINGS });
-    return rs.json<T>();
+    try {
+      const rs = await this.ch.client.query({ query, query_params: params, format: 'JSONEachRow', clickhouse_settings: SETTINGS });
+      return await rs.json<T>();
+    } catch (err) {
+      // an outage (refused, reset, timed out, overloaded) is a passing store failure: 503
+      throw classifyStoreFailure('ClickHouse', 'read', err);
+    }
   }
 
   /**

@@ -3,7 +3,7 @@
  * composition root, so the node services count nothing themselves. One counter increment per
  * call, webhook attempt, upload, AS2 message or receipt.
  */
-import { nextWebhookDelayMs } from '../../domain/webhook-delivery.ts';
+import { DELIVERY_MAX_ATTEMPTS } from '../../domain/retry-policy.ts';
 import { statusClass, type DeliveryMeter } from '../../domain/metrics.ts';
 import type { As2ReceiptOutcome } from '../../domain/as2-delivery.ts';
 import type { PollState } from '../../domain/sftp-polling.ts';
@@ -15,7 +15,7 @@ export function meteredWebhooks(inner: WebhookSender, meter: DeliveryMeter): Web
     send: async (call) => {
       const o = await inner.send(call);
       const outcome =
-        o.kind === 'delivered' ? 'delivered' : o.kind === 'final' ? 'failed' : nextWebhookDelayMs(call.attempt ?? 1, o.retryAfterMs) === undefined ? 'exhausted' : 'retry';
+        o.kind === 'delivered' ? 'delivered' : o.kind === 'final' ? 'failed' : (call.attempt ?? 1) >= DELIVERY_MAX_ATTEMPTS ? 'exhausted' : 'retry';
       meter.webhook(outcome, statusClass(o.statusCode));
       return o;
     },
@@ -25,9 +25,9 @@ export function meteredWebhooks(inner: WebhookSender, meter: DeliveryMeter): Web
 /** SFTP uploads counted by outcome. */
 export function meteredSftpUploads(inner: SftpUploader, meter: DeliveryMeter): SftpUploader {
   return {
-    upload: async (target, directory, filename, bytes) => {
-      const o = await inner.upload(target, directory, filename, bytes);
-      meter.upload('sftp', o.ok ? 'ok' : o.retryable ? 'retry' : 'failed');
+    upload: async (target, directory, filename, bytes, options) => {
+      const o = await inner.upload(target, directory, filename, bytes, options);
+      meter.upload('sftp', o.kind === 'delivered' ? 'ok' : o.kind === 'retryable' ? 'retry' : 'failed');
       return o;
     },
   };

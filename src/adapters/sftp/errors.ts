@@ -13,6 +13,7 @@
  * not quote them, and nothing here adds them.
  */
 import { TdxError, isTdxError, type ErrorCode } from '../../errors.ts';
+import { NETWORK_REFUSED_CODES, NETWORK_RESET_CODES, NETWORK_UNREACHABLE_CODES, NETWORK_UNRESOLVED_CODES } from '../transient.ts';
 
 /** What an operation was doing, for messages and `details`. */
 export interface SftpContext {
@@ -30,10 +31,11 @@ export interface SftpContext {
 /** SFTP status codes (draft-ietf-secsh-filexfer-02 §7, the version OpenSSH speaks). */
 const SFTP_STATUS = { NO_SUCH_FILE: 2, PERMISSION_DENIED: 3, FAILURE: 4, BAD_MESSAGE: 5, NO_CONNECTION: 6, CONNECTION_LOST: 7, OP_UNSUPPORTED: 8 } as const;
 
-const REFUSED = new Set(['ECONNREFUSED']);
-const RESET = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
-const UNREACHABLE = new Set(['EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'ETIMEDOUT']);
-const UNRESOLVED = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NODATA', 'EAI_FAIL']);
+// the transient network failures of every transport (../transient.ts)
+const REFUSED = NETWORK_REFUSED_CODES;
+const RESET = NETWORK_RESET_CODES;
+const UNREACHABLE = NETWORK_UNREACHABLE_CODES;
+const UNRESOLVED = NETWORK_UNRESOLVED_CODES;
 
 const where = (c: SftpContext): string => `${c.username}@${c.host}:${c.port}`;
 

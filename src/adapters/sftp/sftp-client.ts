@@ -22,6 +22,7 @@ import { Client, type ConnectConfig, type FileEntry, type SFTPWrapper, type Stat
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../logger.ts';
 import { classifySftpError, sftpError, type SftpContext } from './errors.ts';
+import { isTdxError } from '../../errors.ts';
 import { Sha256Tap, sha256Hex, temporaryUploadName, type SftpEntry } from './files.ts';
 
 /** Where and as whom to connect: a connection record's fields and its secrets. */
@@ -254,16 +255,24 @@ export class SftpClient {
    *   of an upload that reached the rename);
    * - other bytes: `sftp_target_exists`, and the existing file is left untouched.
    * The temporary file is removed on every failure path that still has a session.
+   *
+   * With `replace` (a resend, which must make the file arrive again): an existing file of that
+   * name is replaced, whatever its content. `posix-rename` uses the OpenSSH
+   * `posix-rename@openssh.com` extension (an atomic replace: the name always shows the old or
+   * the new file) and fails with `sftp_failed` on a server without it; `remove-then-rename`
+   * removes the old file first (the name is missing for a moment); `auto` takes the first when
+   * the server offers it, else the second.
    */
-  async upload(ep: SftpEndpoint, directory: string, filename: string, data: Buffer | string | Readable): Promise<SftpUploadResult> {
+  async upload(ep: SftpEndpoint, directory: string, filename: string, data: Buffer | string | Readable, options: { readonly replace?: 'auto' | 'posix-rename' | 'remove-then-rename' } = {}): Promise<SftpUploadResult> {
     const path = posix.join(directory, filename);
     const c = this.context(ep, { operation: 'upload', path });
     const bad = checkFilename(filename);
     if (bad) throw sftpError('sftp_failed', c, bad, { reason: 'bad_name' });
+    const replace = options.replace;
     return this.run(ep, { operation: 'upload', path }, async (s) => {
       const known = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.isBuffer(data) ? data : undefined;
       const knownHash = known ? sha256Hex(known) : undefined;
-      const existing = await this.tryStat(s, c, path);
+      const existing = replace ? undefined : await this.tryStat(s, c, path);
       if (existing && known && existing.size !== known.length) {
         throw sftpError('sftp_target_exists', c, `a different file of that name exists (${existing.size} bytes, the upload has ${known.length})`);
       }
@@ -293,6 +302,15 @@ export class SftpClient {
       }
       const sha256 = tap.digest();
       const size = tap.bytes;
+      if (replace) {
+        try {
+          await this.replaceWith(s, c, temp, path, replace);
+        } catch (err) {
+          await this.removeQuietly(s, c, temp);
+          throw isTdxError(err) ? err : classifySftpError(err, c);
+        }
+        return { filename, directory, path, size, sha256, alreadyPresent: false };
+      }
       const same = async (): Promise<boolean> => (await this.tryStat(s, c, path))?.size === size && (await this.remoteHash(s, c, path)) === sha256;
       if (existing) {
         // a streamed upload whose name was taken before it started: compare now that its hash is known
@@ -315,6 +333,23 @@ export class SftpClient {
       }
       return { filename, directory, path, size, sha256, alreadyPresent: false };
     });
+  }
+
+  /** Gives `temp` the name `path`, replacing a file of that name (see `upload`'s `replace`). */
+  private async replaceWith(s: Session, c: SftpContext, temp: string, path: string, mode: 'auto' | 'posix-rename' | 'remove-then-rename'): Promise<void> {
+    const offersPosixRename = (s.sftp as unknown as { _extensions?: Record<string, string> })._extensions?.['posix-rename@openssh.com'] === '1';
+    if (mode !== 'remove-then-rename' && offersPosixRename) {
+      await this.request<void>(s, c, (cb) => s.sftp.ext_openssh_rename(temp, path, cb));
+      return;
+    }
+    if (mode === 'posix-rename') {
+      throw sftpError('sftp_failed', c, 'the server does not offer the posix-rename@openssh.com extension, so the file cannot be replaced atomically (set the connection\'s resendReplace to remove-then-rename to replace it anyway)', { reason: 'no_posix_rename' });
+    }
+    await this.request<void>(s, c, (cb) => s.sftp.unlink(path, cb)).catch((err: unknown) => {
+      const e = classifySftpError(err, c);
+      if (e.code !== 'sftp_not_found') throw e;
+    });
+    await this.request<void>(s, c, (cb) => s.sftp.rename(temp, path, cb));
   }
 
   /** Removes a file. */

@@ -1,6 +1,6 @@
 /**
  * Webhook delivery adapter: one signed call per attempt, classified (`sendWebhook`), and the
- * pure retry contract it is used with (`nextWebhookDelayMs`, `webhookMessageId`), which live in
+ * pure retry contract it is used with (`nextRetryDelayMs`, `webhookMessageId`), which live in
  * the domain so steps can use them too. docs/transports.md describes the behaviour.
  */
 export {
@@ -13,12 +13,6 @@ export {
   type WebhookRetryable,
   type WebhookFinal,
 } from './send-webhook.ts';
-export {
-  nextWebhookDelayMs,
-  parseRetryAfter,
-  webhookMessageId,
-  WEBHOOK_MAX_ATTEMPTS,
-  WEBHOOK_RETRY_DELAYS_MS,
-  WEBHOOK_MAX_RETRY_AFTER_MS,
-} from '../../domain/webhook-delivery.ts';
+export { parseRetryAfter, webhookMessageId, WEBHOOK_MAX_ATTEMPTS } from '../../domain/webhook-delivery.ts';
+export { nextRetryDelayMs, DEFAULT_RETRY_POLICY, DEFAULT_RETRY_DELAYS_MS } from '../../domain/retry-policy.ts';
 export { isLinkLocalAddress, webhookUrlProblem } from '../../domain/link-local.ts';

@@ -20,13 +20,15 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { isLinkLocalAddress, webhookUrlProblem } from '../../domain/link-local.ts';
+import { DEFAULT_ATTEMPT_TIMEOUT_MS } from '../../domain/retry-policy.ts';
 import { parseRetryAfter } from '../../domain/webhook-delivery.ts';
+import { NETWORK_RESET_CODES, NETWORK_UNREACHABLE_CODES, NETWORK_UNRESOLVED_CODES, WEBHOOK_RETRYABLE_STATUSES } from '../transient.ts';
 
-/** The contract's timeout of one call. */
-export const WEBHOOK_TIMEOUT_MS = 10_000;
+/** The default timeout of one call (the retry policy's per-attempt timeout). */
+export const WEBHOOK_TIMEOUT_MS = DEFAULT_ATTEMPT_TIMEOUT_MS;
 
-/** Statuses worth another attempt; every other non-2xx status is final on the first answer. */
-export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
+/** Statuses worth another attempt (../transient.ts); every other non-2xx status is final on the first answer. */
+export const RETRYABLE_STATUSES: ReadonlySet<number> = WEBHOOK_RETRYABLE_STATUSES;
 
 export interface SendWebhookInput {
   /** The webhook's URL (http or https). */
@@ -39,7 +41,7 @@ export interface SendWebhookInput {
   readonly body: string;
   /** Request `Content-Type`. @default "application/json" */
   readonly contentType?: string;
-  /** Deadline of the whole call up to the response status. @default 10000 */
+  /** Deadline of the whole call up to the response status. @default 15000 */
   readonly timeoutMs?: number;
   /** Clock of this attempt: `webhook-timestamp` is its time. @default () => new Date() */
   readonly now?: () => Date;
@@ -63,10 +65,10 @@ export interface WebhookDelivered extends Answered, Attempted {
   readonly kind: 'delivered';
 }
 
-/** Worth another attempt (per the schedule of `nextWebhookDelayMs`). */
+/** Worth another attempt (per the retry policy, src/domain/retry-policy.ts). */
 export interface WebhookRetryable extends Partial<Answered>, Attempted {
   readonly kind: 'retryable';
-  /** The receiver's `Retry-After`, in ms, when it gave one of at most 60 s. */
+  /** The receiver's `Retry-After`, in ms, when it gave one (at most a day). */
   readonly retryAfterMs?: number;
   /** Why, in words: `status 503`, `timeout after 10000 ms`, `connection refused`... */
   readonly reason: string;
@@ -98,8 +100,9 @@ const guardedLookup: LookupFunction = (hostname, options, callback) => {
   });
 };
 
-const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET']);
-const UNREACHABLE_CODES = new Set(['EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'ETIMEDOUT', 'EAI_AGAIN', 'ENOTFOUND', 'EAI_NODATA', 'EAI_FAIL']);
+// the transient network failures of every transport (../transient.ts)
+const RESET_CODES = NETWORK_RESET_CODES;
+const UNREACHABLE_CODES: ReadonlySet<string> = new Set([...NETWORK_UNREACHABLE_CODES, ...NETWORK_UNRESOLVED_CODES]);
 
 /** Classifies a request that got no answer. */
 function classifyFailure(err: NodeJS.ErrnoException, timedOut: boolean, timeoutMs: number, timestamp: number): WebhookOutcome {

@@ -22,7 +22,7 @@ export function as2ReceiveNode(deps: NodeDeps): NodeModule {
       const headers = JSON.parse(m.params['mdn.headers'] ?? '{}') as Record<string, string>;
       const body = Buffer.from(m.params['mdn.body'] ?? '', 'base64');
       const outcome = await deps.as2.postReceipt({ url, headers, body });
-      return receiptPosted(ctx, { url, messageId: m.params['as2.messageId'] ?? '', attempt, outcome });
+      return receiptPosted(ctx, { url, messageId: m.params['as2.messageId'] ?? '', attempt, outcome, ...(deps.retry ? { policy: deps.retry } : {}) });
     }
     const input = m.artifacts[0];
     const stored = input ? (await deps.stores.artifacts.get(m.organizationId, input.id)) !== null : false;

@@ -3,17 +3,20 @@
  * key and certificates), sends it through the AS2 transport with this transmission's
  * Message-ID, and hands the report to the step. In async MDN mode the transport records the
  * receipt awaited (with this work item) before posting; the receipt or its deadline completes
- * the delivery later (receipts.ts).
+ * the delivery later (receipts.ts). Sends are kept in flight (../transfer.ts): a partner that
+ * hangs holds back no other trace on the partition, and an attempt ends at the policy's timeout.
  */
-import { perItemNode, type NodeModule } from '../node.ts';
+import type { NodeModule } from '../node.ts';
+import { deliveryAttemptOf } from '../retry.ts';
+import { policyFor, transferNode, withinAttempt } from '../transfer.ts';
 import { deliveryFailure, trackedOf } from '../outbound.ts';
 import { watchAcknowledgments } from '../deadlines.ts';
 import type { NodeDeps } from '../ports.ts';
 import { uploadFilename } from '../sftp_upload/step.ts';
-import { as2Sent, messageIdOf } from './step.ts';
+import { as2Sent, messageIdOf, timedOutReport } from './step.ts';
 
 export function as2SendNode(deps: NodeDeps): NodeModule {
-  return perItemNode(
+  return transferNode(
     'as2_send',
     deps,
     async (ctx) => {
@@ -30,14 +33,16 @@ export function as2SendNode(deps: NodeDeps): NodeModule {
       if (!record) return deliveryFailure(ctx, `The document ${document.filename ?? document.id} is no longer stored; nothing was sent.`, {}, [document]);
       if (!deps.as2) return deliveryFailure(ctx, 'AS2 transmissions are not available in this process.', {}, [document]);
       const filename = uploadFilename(ctx, document);
-      const attempt = Number(m.params['deliveryAttempt'] ?? '1') || 1;
+      const attempt = deliveryAttemptOf(m);
+      const policy = policyFor(deps, connection.retry);
       const messageId = messageIdOf(ctx, connection.as2.localId);
       const [secrets, payload] = await Promise.all([deps.config.secrets(org, 'connection', connection.id), deps.stores.artifacts.read(record)]);
-      const report = await deps.as2.send({ organizationId: org, connection, secrets, payload, filename, messageId, work: m });
+      const sending = deps.as2.send({ organizationId: org, connection, secrets, payload, filename, messageId, work: m });
+      const report = await withinAttempt(sending, policy.attemptTimeoutMs, (ms) => timedOutReport(connection, messageId, ms));
       const tracked = trackedOf(ctx);
       if (report.status === 'processed') await watchAcknowledgments(deps, ctx, tracked);
-      return as2Sent(ctx, { document, filename, attempt, messageId, report, tracked });
+      return as2Sent(ctx, { document, filename, attempt, messageId, report, tracked, policy, endedAt: deps.wallClock() });
     },
-    { concurrency: 8 },
+    { concurrency: 16 },
   );
 }

@@ -8,26 +8,57 @@
  *   the receipt (`POST /as2/mdn`) or its absence by the deadline (the receipt-wait job) settles
  *   the delivery through `receiptSettled`.
  * - A failure that may pass (refused, reset, timeout, 5xx, 429) is tried again through the delay
- *   topics with the same Message-ID (the partner recognizes a duplicate); after the last attempt,
- *   or at once for a negative or invalid receipt, each transaction gets an error result.
+ *   topics with the same Message-ID (the partner recognizes a duplicate), spaced by the
+ *   connection's retry policy (../retry.ts; a partner's Retry-After honoured up to the longest
+ *   delay); after the last attempt, or at once for a negative or invalid receipt, each
+ *   transaction gets an error result. A resend is a new transmission: a new Message-ID.
  */
 import { as2MessageIdForWork, type As2ReceiptOutcome, type As2SendReport } from '../../domain/as2-delivery.ts';
+import { DELIVERY_MAX_ATTEMPTS, type RetryPolicy, type TransferAttempt } from '../../domain/retry-policy.ts';
+import type { ConnectionRecord } from '../../domain/configuration.ts';
 import type { ArtifactPointer, ResultDetail } from '../../domain/records.ts';
 import { isoMicros } from '../../domain/records.ts';
 import { log } from '../outcomes.ts';
 import { deliveredOutbound, deliveryFailure } from '../outbound.ts';
+import { attemptWords, formatWait, planRetry } from '../retry.ts';
 import { effects, type Effects, type StepContext } from '../step.ts';
-import { UPLOAD_MAX_ATTEMPTS, uploadDelayMs } from '../sftp_upload/step.ts';
 
-/** Attempts of one transmission in all (as for uploads). */
-export const AS2_SEND_MAX_ATTEMPTS = UPLOAD_MAX_ATTEMPTS;
-/** The longest wait a partner's Retry-After may ask for. */
-export const AS2_MAX_RETRY_AFTER_MS = 300_000;
+/** Attempts of one transmission in all (every transfer's, retry-policy.ts). */
+export const AS2_SEND_MAX_ATTEMPTS = DELIVERY_MAX_ATTEMPTS;
 
-/** Delay before attempt n+1: the upload backoff (1, 2, 4, 8, 16 s), or the partner's Retry-After when longer (at most 5 minutes). */
-export function as2RetryDelayMs(attempt: number, retryAfterSeconds: number | null): number {
-  const backoff = uploadDelayMs(attempt);
-  return retryAfterSeconds === null ? backoff : Math.max(backoff, Math.min(retryAfterSeconds * 1000, AS2_MAX_RETRY_AFTER_MS));
+/** A report in the one transfer outcome type (what the retry decision reads). */
+export function as2Attempt(report: As2SendReport): TransferAttempt {
+  if (report.status !== 'failed') return { kind: 'delivered', ...(report.detail.httpStatus === null ? {} : { statusCode: report.detail.httpStatus }) };
+  const common = { ...(report.detail.httpStatus === null ? {} : { statusCode: report.detail.httpStatus }), reason: report.error ?? 'unknown error' };
+  return report.retryable ? { kind: 'retryable', ...common, ...(report.retryAfterSeconds === null ? {} : { retryAfterMs: report.retryAfterSeconds * 1000 }) } : { kind: 'final', ...common };
+}
+
+/** The report of an attempt that took longer than the connection's policy allows (retryable, the same Message-ID next time). */
+export function timedOutReport(connection: ConnectionRecord, messageId: string, ms: number): As2SendReport {
+  const as2 = connection.as2;
+  const error = `no answer within ${ms} ms (the attempt's timeout)`;
+  return {
+    status: 'failed',
+    retryable: true,
+    retryAfterSeconds: null,
+    error,
+    deadline: null,
+    detail: {
+      messageId: messageId.replace(/^<|>$/g, ''),
+      from: as2?.localId ?? '',
+      to: as2?.partnerId ?? '',
+      url: as2?.url ?? '',
+      mdnMode: as2?.mdn.mode === 'async' ? 'async' : 'sync',
+      mdnStatus: 'failed',
+      mic: null,
+      returnedMic: null,
+      micMatched: null,
+      disposition: null,
+      mdnMessageId: null,
+      httpStatus: null,
+      error,
+    },
+  };
 }
 
 /** The Message-ID of this transmission: the one its first attempt used, else fresh from this work item. */
@@ -44,6 +75,10 @@ export interface SentFacts {
   readonly report: As2SendReport;
   /** The document is a business document whose 997 is tracked. */
   readonly tracked: boolean;
+  /** The connection's retry policy. @default DEFAULT_RETRY_POLICY */
+  readonly policy?: RetryPolicy;
+  /** When the attempt ended (micros). @default ctx.now */
+  readonly endedAt?: number;
 }
 
 function failureSentence(filename: string, to: string, url: string, error: string | null, tried = ''): string {
@@ -64,18 +99,18 @@ export function as2Sent(ctx: StepContext, f: SentFacts): Effects {
     e.logs.push(log(ctx, `${m.id}:as2`, f.attempt, 'info', `Sent ${f.filename} to ${d.to} over AS2 as message ${d.messageId}; awaiting the asynchronous MDN${until}.`));
     return e;
   }
-  if (f.report.retryable && f.attempt < AS2_SEND_MAX_ATTEMPTS) {
+  const attempt = as2Attempt(f.report);
+  const plan =
+    attempt.kind === 'retryable'
+      ? planRetry(m, { ...(f.policy ? { policy: f.policy } : {}), attempt: f.attempt, retryAfterMs: attempt.retryAfterMs ?? null, from: f.endedAt ?? ctx.now, reason: 'as2_send_retry', params: { 'as2.messageId': f.messageId } })
+      : undefined;
+  if (plan) {
     const e = effects();
-    const delay = as2RetryDelayMs(f.attempt, f.report.retryAfterSeconds);
+    const asked = plan.askedByReceiver ? ' (as the partner asked with Retry-After)' : '';
     e.logs.push(
-      log(ctx, `${m.id}:as2`, f.attempt, 'warn', `AS2 delivery of ${f.filename} to ${d.to} (${d.url}) failed (attempt ${f.attempt} of ${AS2_SEND_MAX_ATTEMPTS}): ${f.report.error ?? 'unknown error'}; trying again in ${delay / 1000} s with the same message id ${d.messageId}.`),
+      log(ctx, `${m.id}:as2`, f.attempt, 'warn', `AS2 delivery of ${f.filename} to ${d.to} (${d.url}) failed (${attemptWords(f.attempt)}): ${f.report.error ?? 'unknown error'}; trying again in ${formatWait(plan.delayMs)}${asked} with the same message id ${d.messageId}.`),
     );
-    const dueAt = ctx.now + delay * 1000;
-    e.later.push({
-      message: { ...m, id: `${m.id.slice(0, 24)}${String(f.attempt + 1).padStart(12, '0')}`, createdAt: dueAt, params: { ...m.params, deliveryAttempt: String(f.attempt + 1), 'as2.messageId': f.messageId } },
-      dueAt,
-      reason: 'as2_send_retry',
-    });
+    e.later.push(plan.later);
     return e;
   }
   const tried = f.report.retryable ? ` after ${f.attempt} attempts` : '';

@@ -2,17 +2,18 @@
  * webhook, the adapter: loads the webhook (the flow node's, or the one a notification names)
  * and its signing secret, reads the delivered document from the artifact store, makes one call
  * through the `WebhookSender` port, and hands the outcome to the step. Items are handled as
- * they come (in-flight.ts): a receiver that takes 5 s, or a stall up to the 10 s timeout, holds
- * back no other trace on its partition.
+ * they come (../transfer.ts, as every transfer): a receiver that takes 5 s, or a stall up to the
+ * webhook's per-attempt timeout (15 s by default), holds back no other trace on its partition.
  */
 import { deliveredDocument } from '../delivery.ts';
-import { inFlightNode, type InFlightOptions } from '../in-flight.ts';
+import type { InFlightOptions } from '../in-flight.ts';
+import { policyFor, transferNode } from '../transfer.ts';
 import type { NodeModule } from '../node.ts';
 import type { NodeDeps } from '../ports.ts';
 import { attemptOf, called, deliveryBody, messageIdOf, notDelivered, notificationBody, purposeOf, webhookIdOf } from './step.ts';
 
 export function webhookNode(deps: NodeDeps, opts: InFlightOptions = {}): NodeModule {
-  return inFlightNode(
+  return transferNode(
     'webhook',
     deps,
     async (ctx) => {
@@ -36,8 +37,9 @@ export function webhookNode(deps: NodeDeps, opts: InFlightOptions = {}): NodeMod
       } else {
         body = notificationBody(ctx);
       }
-      const outcome = await deps.webhooks.send({ url: webhook.url, secret, messageId: messageIdOf(ctx, webhook.id), body, contentType: webhook.contentType || 'application/json', attempt: attemptOf(m) });
-      return called(ctx, { webhook: { id: webhook.id, url: webhook.url }, attempt: attemptOf(m), outcome, endedAt: deps.wallClock(), document });
+      const policy = policyFor(deps, webhook.retry);
+      const outcome = await deps.webhooks.send({ url: webhook.url, secret, messageId: messageIdOf(ctx, webhook.id), body, contentType: webhook.contentType || 'application/json', attempt: attemptOf(m), timeoutMs: policy.attemptTimeoutMs });
+      return called(ctx, { webhook: { id: webhook.id, url: webhook.url }, attempt: attemptOf(m), outcome, endedAt: deps.wallClock(), document, policy });
     },
     opts,
   );

@@ -14,8 +14,10 @@
  * - delivered: a delivery records the success result with `detail.webhook {url, statusCode}`,
  *   the success feed entry (its time becomes `deliveredAt`) and the transaction completed; a
  *   notification writes an info log entry;
- * - retryable with attempts left (6 in all, 1-2-4-8-16 s apart, a `Retry-After` of at most 60 s
- *   honoured): a warning log entry and the same work again later through the delay topics;
+ * - retryable with attempts left (6 in all, spaced by the webhook's retry policy, by default
+ *   10 s, 1 min, 5 min, 15 min and 45 min apart with jitter, a `Retry-After` honoured up to the
+ *   longest delay; ../retry.ts): a warning log entry and the same work again later through the
+ *   delay topics;
  * - otherwise: an error result with `detail.webhook {url, statusCode?, contentType?, attempts,
  *   willRetry: false, maxAttempts: 6 only when the failure was retryable}`, a feed error entry
  *   and the transaction marked failed. A failed delivery notifies the partner's error webhook; a
@@ -23,10 +25,12 @@
  */
 import { deterministicId } from '../../domain/ids.ts';
 import { EDI_CONTENT_TYPE, JSON_CONTENT_TYPE, type ArtifactPointer, type Micros } from '../../domain/records.ts';
-import { WEBHOOK_MAX_ATTEMPTS, nextWebhookDelayMs, webhookMessageId, type WebhookAttempt } from '../../domain/webhook-delivery.ts';
+import type { RetryPolicy } from '../../domain/retry-policy.ts';
+import { WEBHOOK_MAX_ATTEMPTS, webhookMessageId, type WebhookAttempt } from '../../domain/webhook-delivery.ts';
 import type { StageMessage } from '../../wire/stage.v1.ts';
 import { deliveredDocument, deliveredInbound } from '../delivery.ts';
-import { failure, log, retryWorkId } from '../outcomes.ts';
+import { failure, log } from '../outcomes.ts';
+import { attemptWords, deliveryAttemptOf, formatWait, planRetry } from '../retry.ts';
 import { effects, type Effects, type StepContext } from '../step.ts';
 
 export type WebhookPurpose = 'delivery' | 'notification';
@@ -46,8 +50,7 @@ export function webhookIdOf(ctx: StepContext): string | null {
 
 /** This call's attempt number (1 for the first call of a delivery; retries carry it in `params.deliveryAttempt`). */
 export function attemptOf(m: StageMessage): number {
-  const n = Number(m.params['deliveryAttempt'] ?? '1');
-  return Number.isInteger(n) && n >= 1 ? n : 1;
+  return deliveryAttemptOf(m);
 }
 
 /**
@@ -115,6 +118,8 @@ export interface CallFacts {
   readonly endedAt: Micros;
   /** The delivered document (deliveries). */
   readonly document: ArtifactPointer | null;
+  /** The webhook's retry policy. @default DEFAULT_RETRY_POLICY */
+  readonly policy?: RetryPolicy;
 }
 
 /** What a call's outcome becomes. */
@@ -134,19 +139,13 @@ export function called(ctx: StepContext, f: CallFacts): Effects {
     return deliveredInbound(ctx, doc, { direction: 'outbound', at: startedAtOf(ctx), detail: { webhook: { url: f.webhook.url, statusCode: o.statusCode } } });
   }
   if (o.kind === 'retryable') {
-    const delay = nextWebhookDelayMs(f.attempt, o.retryAfterMs);
-    if (delay !== undefined) {
+    const plan = planRetry(m, { ...(f.policy ? { policy: f.policy } : {}), attempt: f.attempt, retryAfterMs: o.retryAfterMs ?? null, from: f.endedAt, reason: 'webhook_retry', params: { deliveryStartedAt: String(startedAtOf(ctx)) } });
+    if (plan) {
       const e = effects();
-      const next = f.attempt + 1;
-      const asked = o.retryAfterMs !== undefined && o.retryAfterMs >= delay ? ' (as the receiver asked with Retry-After)' : '';
+      const asked = plan.askedByReceiver ? ' (as the receiver asked with Retry-After)' : '';
       const logCtx = purpose === 'notification' ? notificationContext(ctx) : ctx;
-      e.logs.push(log(logCtx, m.id, 0, 'warn', `${what} to ${f.webhook.url} failed (attempt ${f.attempt} of ${WEBHOOK_MAX_ATTEMPTS}): ${o.reason}; trying again in ${formatSeconds(delay)}${asked}.`));
-      const dueAt = f.endedAt + delay * 1000;
-      e.later.push({
-        message: { ...m, id: retryWorkId(m.id, next), createdAt: dueAt, params: { ...m.params, deliveryAttempt: String(next), deliveryStartedAt: String(startedAtOf(ctx)) } },
-        dueAt,
-        reason: 'webhook_retry',
-      });
+      e.logs.push(log(logCtx, m.id, 0, 'warn', `${what} to ${f.webhook.url} failed (${attemptWords(f.attempt)}): ${o.reason}; trying again in ${formatWait(plan.delayMs)}${asked}.`));
+      e.later.push(plan.later);
       return e;
     }
   }
@@ -184,9 +183,4 @@ function failed(ctx: StepContext, message: string, detail: Record<string, unknow
     });
   }
   return failure(ctx, { transactionId: m.transactionId, message, direction: 'outbound', at: startedAtOf(ctx), logAt: ctx.now, detail, artifacts: m.artifacts });
-}
-
-function formatSeconds(ms: number): string {
-  const s = ms / 1000;
-  return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
 }

@@ -75,15 +75,18 @@ export interface PipelineOptions {
 }
 
 /**
- * The share of the documented retry schedule (1, 2, 4, 8, 16 s; a receiver's Retry-After) the
- * pipelines of these tests wait (TDX_RETRY_DELAY_PERCENT): the ladders are the same, only
- * shorter. The schedule at 100 % is asserted by the unit tests (test/unit/wire/delayed.test.ts)
- * and, end to end, by webhook-delivery.test.ts, whose pipeline waits it in full.
+ * The retry schedule the pipelines of these tests wait (TDX_RETRY_DELAYS_SECONDS, no jitter):
+ * the ladder of the default schedule scaled down so six attempts fit in a test. The default
+ * (10 s, 1 min, 5 min, 15 min, 45 min) is asserted by the unit tests
+ * (test/unit/domain/retry-policy.test.ts); webhook-delivery.test.ts runs 1, 2, 4, 8, 16 s, and
+ * delivery-outage.test.ts checks attempt times against its own schedule.
  */
-export const RETRY_DELAY_PERCENT = 25;
+export const RETRY_DELAYS_SECONDS = '0.25,0.5,1,2,4';
+/** The longest delay of RETRY_DELAYS_SECONDS, in ms (what a Retry-After is honoured up to). */
+export const RETRY_LONGEST_MS = 4000;
 
 export async function startPipeline(doc: ConfigDocument, opts: PipelineOptions = {}): Promise<Pipeline> {
-  const iso = isolatedConfig({ TDX_API_PORT: '0', TDX_FEED_VISIBILITY_LAG_MS: '500', TDX_LOG_VISIBILITY_LAG_MS: '500', TDX_RETRY_DELAY_PERCENT: String(RETRY_DELAY_PERCENT), ...(opts.env ?? {}) });
+  const iso = isolatedConfig({ TDX_API_PORT: '0', TDX_FEED_VISIBILITY_LAG_MS: '500', TDX_LOG_VISIBILITY_LAG_MS: '500', TDX_RETRY_DELAYS_SECONDS: RETRY_DELAYS_SECONDS, TDX_RETRY_JITTER_PERCENT: '0', ...(opts.env ?? {}) });
   const logger = createLogger({ ...iso.config, logLevel: (process.env['TDX_TEST_LOG_LEVEL'] as 'silent' | undefined) ?? 'silent' });
   await runMigrate(iso.config, logger, captureIo().io);
   const reader = new Resources(iso.config, logger);

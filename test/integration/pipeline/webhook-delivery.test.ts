@@ -55,10 +55,10 @@ beforeAll(async () => {
   rx.script(path('STALL'), [slow(12_000), 200]);
   rx.script(path('LATER'), [{ status: 503, headers: { 'retry-after': '3' } }, 200]);
   rx.script(path('SLOW'), [slow(5_000)]);
-  // the one pipeline that waits the documented schedule itself (the others run it scaled,
-  // support.ts): the gaps below are the contract's, and calls a second apart or more are what
-  // tells each attempt's own signature timestamp (whole seconds) from a reused one
-  p = await startPipeline(doc(rx.url), { env: { TDX_RETRY_DELAY_PERCENT: '100' } });
+  // a schedule of whole seconds (the others run it scaled further, support.ts): calls a second
+  // apart or more are what tells each attempt's own signature timestamp (whole seconds) from a
+  // reused one
+  p = await startPipeline(doc(rx.url), { env: { TDX_RETRY_DELAYS_SECONDS: '1,2,4,8,16', TDX_RETRY_ATTEMPT_TIMEOUT_MS: '10000' } });
 }, 240_000);
 
 afterAll(async () => {

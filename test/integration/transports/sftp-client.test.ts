@@ -132,6 +132,33 @@ describe('SftpClient against the stack sshd', () => {
     expect((await sftp.list(ep, dir)).map((e) => e.name)).toEqual(['inv.edi']);
   });
 
+  it('a resend replaces the file of that name: posix-rename atomically (the name never missing), remove-then-rename too', async () => {
+    const dir = await createTestSftpDir();
+    const sftp = client();
+    const ep = endpoint();
+    const path = posix.join(dir, 'inv.edi');
+    await sftp.upload(ep, dir, 'inv.edi', 'first');
+    // the same bytes again are written again (a new file), other bytes replace the old ones
+    expect((await sftp.upload(ep, dir, 'inv.edi', 'first', { replace: 'auto' })).alreadyPresent).toBe(false);
+    await sftp.upload(ep, dir, 'inv.edi', 'second', { replace: 'posix-rename' });
+    expect((await sftp.readFile(ep, path)).toString()).toBe('second');
+    await sftp.upload(ep, dir, 'inv.edi', 'third', { replace: 'remove-then-rename' });
+    expect((await sftp.readFile(ep, path)).toString()).toBe('third');
+    // a partner listing the folder while posix-rename replaces the file always finds it
+    let missing = 0;
+    let looking = true;
+    const watcher = (async () => {
+      const other = client();
+      while (looking) if (!(await other.list(ep, dir)).some((e) => e.name === 'inv.edi')) missing++;
+    })();
+    for (let i = 0; i < 20; i++) await sftp.upload(ep, dir, 'inv.edi', `version ${i}`, { replace: 'posix-rename' });
+    looking = false;
+    await watcher;
+    expect(missing).toBe(0);
+    expect((await sftp.readFile(ep, path)).toString()).toBe('version 19');
+    expect((await sftp.list(ep, dir)).map((e) => e.name)).toEqual(['inv.edi']);
+  });
+
   it('streams a 96 MiB file up and down with flat memory', async () => {
     const dir = await createTestSftpDir();
     const sftp = client();

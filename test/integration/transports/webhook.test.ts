@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTcpServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { nextWebhookDelayMs, sendWebhook, webhookMessageId, type WebhookOutcome } from '../../../src/adapters/webhook/index.ts';
+import { DEFAULT_RETRY_POLICY, nextRetryDelayMs, sendWebhook, webhookMessageId, type WebhookOutcome } from '../../../src/adapters/webhook/index.ts';
 
 const SECRET = 'whsec_dGR4LWludGVncmF0aW9uLXRlc3Qtc2lnbmluZy1zZWNyZXQ=';
 const SECRET_KEY = SECRET.slice('whsec_'.length);
@@ -134,14 +134,15 @@ describe('sendWebhook against a real receiver', () => {
     expect(o).toEqual({ kind: 'final', statusCode, ...(contentType ? { contentType } : {}), reason: `status ${statusCode}`, timestamp: expect.any(Number) });
   });
 
-  it('429 with Retry-After: 3 is retryable after 3 s; 120 s is more than 60 and not honoured', async () => {
+  it('429 with Retry-After: 3 and 120 s are read; the policy waits the longer of the schedule and the receiver\'s ask', async () => {
+    const policy = { ...DEFAULT_RETRY_POLICY, jitterPercent: 0, delaysMs: [1000, 2000, 4000, 8000, 60_000] };
     const o = await send('/429');
     expect(o).toMatchObject({ kind: 'retryable', statusCode: 429, retryAfterMs: 3000 });
-    expect(o.kind === 'retryable' && nextWebhookDelayMs(1, o.retryAfterMs)).toBe(3000);
+    expect(o.kind === 'retryable' && nextRetryDelayMs(policy, { attempt: 1, retryAfterMs: o.retryAfterMs ?? null, seed: 's' })).toBe(3000);
     const long = await send('/429-long');
-    expect(long).toMatchObject({ kind: 'retryable', statusCode: 429 });
-    expect('retryAfterMs' in long).toBe(false);
-    expect(nextWebhookDelayMs(1, long.kind === 'retryable' ? long.retryAfterMs : undefined)).toBe(1000);
+    expect(long).toMatchObject({ kind: 'retryable', statusCode: 429, retryAfterMs: 120_000 });
+    // honoured up to the longest delay of the policy (60 s here)
+    expect(nextRetryDelayMs(policy, { attempt: 1, retryAfterMs: long.kind === 'retryable' ? (long.retryAfterMs ?? null) : null, seed: 's' })).toBe(60_000);
     const dated = await send('/503-date');
     expect(dated.kind === 'retryable' && dated.retryAfterMs).toBeGreaterThan(15_000);
     expect(dated.kind === 'retryable' && dated.retryAfterMs).toBeLessThanOrEqual(20_000);
@@ -172,9 +173,9 @@ describe('sendWebhook against a real receiver', () => {
     expect(o).toEqual({ kind: 'retryable', reason: 'connection refused', timestamp: expect.any(Number) });
   });
 
-  it('a receiver that stalls 12 s: a retryable timeout at 10 s', async () => {
+  it('a receiver that stalls 12 s: a retryable timeout at the attempt\'s timeout (10 s here; 15 s by default)', async () => {
     const started = Date.now();
-    const o = await send('/stall');
+    const o = await send('/stall', { timeoutMs: 10_000 });
     const took = Date.now() - started;
     expect(o).toEqual({ kind: 'retryable', reason: 'timeout after 10000 ms', timestamp: expect.any(Number) });
     expect(took).toBeGreaterThanOrEqual(9_900);

@@ -1,33 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { WEBHOOK_MAX_ATTEMPTS, nextWebhookDelayMs, parseRetryAfter, webhookMessageId } from '../../../src/domain/webhook-delivery.ts';
+import { WEBHOOK_MAX_ATTEMPTS, parseRetryAfter, webhookMessageId } from '../../../src/domain/webhook-delivery.ts';
 
-describe('nextWebhookDelayMs', () => {
-  it('1, 2, 4, 8, 16 s after attempts 1 to 5; nothing after the 6th', () => {
+describe('WEBHOOK_MAX_ATTEMPTS', () => {
+  it('is the contract\'s 6 (the schedule is the retry policy\'s: test/unit/domain/retry-policy.test.ts)', () => {
     expect(WEBHOOK_MAX_ATTEMPTS).toBe(6);
-    expect([1, 2, 3, 4, 5, 6].map((a) => nextWebhookDelayMs(a))).toEqual([1000, 2000, 4000, 8000, 16000, undefined]);
-    expect(nextWebhookDelayMs(7)).toBeUndefined();
-  });
-
-  it('adds up to 31 s of waiting over the 6 attempts', () => {
-    let total = 0;
-    for (let a = 1; nextWebhookDelayMs(a) !== undefined; a++) total += nextWebhookDelayMs(a)!;
-    expect(total).toBe(31_000);
-  });
-
-  it('honours a Retry-After of at most 60 s, never waiting less than the schedule', () => {
-    expect(nextWebhookDelayMs(1, 3000)).toBe(3000);
-    expect(nextWebhookDelayMs(1, 60_000)).toBe(60_000);
-    expect(nextWebhookDelayMs(5, 3000)).toBe(16_000);
-    expect(nextWebhookDelayMs(2, 0)).toBe(2000);
-    // longer than 60 s: not honoured, the schedule applies
-    expect(nextWebhookDelayMs(1, 60_001)).toBe(1000);
-    // the last attempt stays the last whatever the receiver asks
-    expect(nextWebhookDelayMs(6, 3000)).toBeUndefined();
-  });
-
-  it('rejects attempt numbers that are not 1-based integers', () => {
-    expect(() => nextWebhookDelayMs(0)).toThrow(RangeError);
-    expect(() => nextWebhookDelayMs(1.5)).toThrow(RangeError);
   });
 });
 
@@ -42,13 +18,17 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter('Sun, 01 Mar 2026 11:00:00 GMT', now)).toBe(0);
   });
 
-  it('ignores absent, unreadable and over-60-second values', () => {
+  it('ignores absent and unreadable values', () => {
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
     expect(parseRetryAfter('soon', now)).toBeUndefined();
     expect(parseRetryAfter('-1', now)).toBeUndefined();
     expect(parseRetryAfter('2.5', now)).toBeUndefined();
-    expect(parseRetryAfter('61', now)).toBeUndefined();
-    expect(parseRetryAfter('Sun, 01 Mar 2026 12:05:00 GMT', now)).toBeUndefined();
+  });
+
+  it('reads long waits too (the policy honours them up to its longest delay), at most a day', () => {
+    expect(parseRetryAfter('300', now)).toBe(300_000);
+    expect(parseRetryAfter('Sun, 01 Mar 2026 12:05:00 GMT', now)).toBe(300_000);
+    expect(parseRetryAfter('999999', now)).toBe(86_400_000);
   });
 });
 

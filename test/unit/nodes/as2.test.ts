@@ -14,7 +14,7 @@ import { as2ReceiveNode } from '../../../src/nodes/as2_receive/node.ts';
 import { AS2_MDN_PURPOSE } from '../../../src/nodes/as2_receive/step.ts';
 import { as2SendNode } from '../../../src/nodes/as2_send/node.ts';
 import { completeAwaitedDelivery } from '../../../src/nodes/as2_send/receipts.ts';
-import { AS2_SEND_MAX_ATTEMPTS, as2RetryDelayMs, messageIdOf } from '../../../src/nodes/as2_send/step.ts';
+import { AS2_SEND_MAX_ATTEMPTS, messageIdOf } from '../../../src/nodes/as2_send/step.ts';
 import type { NodeModule } from '../../../src/nodes/node.ts';
 import type { As2ReceiptPost, As2SendRequest, As2Transport, TransferOutcome } from '../../../src/nodes/ports.ts';
 import type { StepContext } from '../../../src/nodes/step.ts';
@@ -95,7 +95,7 @@ function transport(reports: Partial<As2SendReport>[] = [], posts: (TransferOutco
     },
     postReceipt: async (p) => {
       posted.push(p);
-      return posts.shift() ?? { ok: true, httpStatus: 200 };
+      return posts.shift() ?? { kind: 'delivered', httpStatus: 200 };
     },
   };
 }
@@ -162,12 +162,10 @@ describe('as2_send', () => {
     expect(messageIdOf(ctx({ ...work, params: { ...work.params, 'as2.messageId': '<kept@x>' } }), 'TDX US')).toBe('<kept@x>');
   });
 
-  it('retries a passing failure through the delay topics with the same Message-ID (a longer Retry-After wins), then gives up with an error', async () => {
-    expect([1, 2, 3, 4, 5].map((a) => as2RetryDelayMs(a, null))).toEqual([1000, 2000, 4000, 8000, 16000]);
-    expect(as2RetryDelayMs(1, 600)).toBe(300_000);
+  it('retries a passing failure through the delay topics with the same Message-ID (a longer Retry-After wins, up to the longest delay), then gives up with an error', async () => {
     const failing = (retryAfterSeconds: number | null): Partial<As2SendReport> => ({ status: 'failed', retryable: true, retryAfterSeconds, error: 'HTTP 503 Service Unavailable', detail: detail({ mdnStatus: 'failed', httpStatus: 503, micMatched: null }) });
-    const as2 = transport([failing(null), failing(30), failing(null), failing(null), failing(null), failing(null)]);
-    const deps = memoryDeps(memoryOrg(doc), { as2 });
+    const as2 = transport([failing(null), failing(30), failing(600), failing(null), failing(null), failing(null)]);
+    const deps = memoryDeps(memoryOrg(doc), { as2, retry: { delaysMs: [1000, 2000, 4000, 8000, 60_000], jitterPercent: 0, attemptTimeoutMs: 15_000 } });
     let work = await ackWork(deps);
     const node = as2SendNode(deps);
     const delays: number[] = [];
@@ -182,7 +180,7 @@ describe('as2_send', () => {
       expect(next.params['deliveryAttempt']).toBe(String(attempt + 1));
       work = next;
     }
-    expect(delays).toEqual([1, 30, 4, 8, 16]);
+    expect(delays).toEqual([1, 30, 60, 8, 60]);
     expect(new Set(as2.sent.map((s) => s.messageId)).size).toBe(1);
     expect(deps.memory.results.all().filter((r) => r.service === 'as2_send')).toEqual([]);
     await node.handle([{ message: work }], batch(deps));
@@ -193,6 +191,62 @@ describe('as2_send', () => {
     expect(failed.detail['as2']).toMatchObject({ mdnStatus: 'failed', httpStatus: 503, messageId: as2.sent[0]!.messageId.slice(1, -1) });
     const logs = deps.memory.emitter.on<LogEvent>('events.logs').filter((l) => l.level === 'warn');
     expect(logs.map((l) => /attempt (\d) of 6/.exec(l.message)?.[1])).toEqual(['1', '2', '3', '4', '5']);
+  });
+
+  it('a resend is a real send under a new Message-ID, even after a retried first transmission', async () => {
+    const as2 = transport([{ status: 'failed', retryable: true, retryAfterSeconds: null, error: 'HTTP 503', detail: detail({ mdnStatus: 'failed', httpStatus: 503, micMatched: null }) }]);
+    const deps = memoryDeps(memoryOrg(doc), { as2, retry: { delaysMs: [1000, 2000, 4000, 8000, 16000], jitterPercent: 0, attemptTimeoutMs: 15_000 } });
+    const work = await ackWork(deps);
+    const node = as2SendNode(deps);
+    const before = deps.memory.emitter.sent.length;
+    await node.handle([{ message: work }], batch(deps));
+    const retry = unwrap(delayedAfter(deps, before)!);
+    await node.handle([{ message: retry }], batch(deps));
+    expect(as2.sent.map((r) => r.messageId)).toEqual([as2.sent[0]!.messageId, as2.sent[0]!.messageId]);
+    // the resend work item as the replay consumer builds it: its own id, fresh params
+    const { 'as2.messageId': _kept, ...fresh } = retry.params;
+    void _kept;
+    const resend: StageMessage = { ...work, id: 'replay-work-1', resend: true, attempt: 2, params: { ...fresh, deliveryAttempt: '1' } };
+    await node.handle([{ message: resend }], batch(deps));
+    expect(as2.sent).toHaveLength(3);
+    expect(as2.sent[2]!.messageId).not.toBe(as2.sent[0]!.messageId);
+    expect(as2.sent[2]!.payload.equals(as2.sent[0]!.payload)).toBe(true);
+    const results = deps.memory.results.all().filter((r) => r.service === 'as2_send');
+    expect(results.map((r) => [r.status, r.resend])).toEqual([
+      ['success', false],
+      ['success', true],
+    ]);
+  });
+
+  it('a partner that never answers: the send is kept in flight (the partition moves on) and ends at the attempt timeout as a retry', async () => {
+    let calls = 0;
+    const hanging: As2Transport = {
+      send: (r) => {
+        calls++;
+        // the first send never ends; the others answer at once
+        if (calls === 1) return new Promise(() => undefined);
+        return Promise.resolve({ status: 'processed', retryable: false, retryAfterSeconds: null, error: null, deadline: null, detail: { ...detail({}), messageId: r.messageId.slice(1, -1) } });
+      },
+      postReceipt: () => Promise.resolve({ kind: 'delivered', httpStatus: 200 }),
+    };
+    const deps = memoryDeps(memoryOrg(doc), { as2: hanging, retry: { delaysMs: [1000, 2000, 4000, 8000, 16000], jitterPercent: 0, attemptTimeoutMs: 400 } });
+    const work = await ackWork(deps);
+    const node = as2SendNode(deps);
+    const other: StageMessage = { ...work, id: 'other-work', traceGuid: 'other-trace' };
+    const started = Date.now();
+    const first = await node.handle([{ message: work }, { message: other }], batch(deps));
+    // handed back at once: nothing passed (the hanging item is first), both come back with the next fetch
+    expect(Date.now() - started).toBeLessThan(400);
+    expect(first).toEqual({ processed: 0, pauseUntil: 0 });
+    // the other trace's send already completed meanwhile
+    expect(deps.memory.results.all().filter((r) => r.service === 'as2_send' && r.traceGuid === 'other-trace').map((r) => r.status)).toEqual(['success']);
+    await new Promise((res) => setTimeout(res, 450));
+    expect(await node.handle([{ message: work }, { message: other }], batch(deps))).toBeUndefined();
+    const delayed = deps.memory.emitter.sent.filter((m) => m.topic.startsWith('delay.')).map((m) => m.value as DelayedMessage);
+    expect(delayed).toHaveLength(1);
+    expect(unwrap(delayed[0]!).params['deliveryAttempt']).toBe('2');
+    const warn = deps.memory.emitter.on<LogEvent>('events.logs').find((l) => l.level === 'warn')!;
+    expect(warn.message).toMatch(/failed \(attempt 1 of 6\): no answer within 400 ms \(the attempt's timeout\); trying again in 1 s/);
   });
 
   it('a negative receipt is an error at once, with the partner disposition in detail.as2', async () => {
@@ -280,7 +334,7 @@ describe('as2_receive posting asynchronous MDNs', () => {
   });
 
   it('tries a passing failure again through the delay topics, and logs an error after the last attempt', async () => {
-    const refused = { ok: false as const, retryable: true, message: 'ECONNREFUSED', httpStatus: null };
+    const refused = { kind: 'retryable' as const, reason: 'ECONNREFUSED', httpStatus: null };
     const as2 = transport([], Array.from({ length: 6 }, () => refused));
     const deps = memoryDeps(memoryOrg(doc), { as2 });
     const node = as2ReceiveNode(deps);

@@ -12,7 +12,7 @@ import { validationNode } from '../../../src/nodes/validation/node.ts';
 import { feedNode } from '../../../src/nodes/feed/node.ts';
 import { ackGenerateNode } from '../../../src/nodes/ack_generate/node.ts';
 import { sftpUploadNode } from '../../../src/nodes/sftp_upload/node.ts';
-import { UPLOAD_MAX_ATTEMPTS, uploadDelayMs } from '../../../src/nodes/sftp_upload/step.ts';
+import { UPLOAD_MAX_ATTEMPTS } from '../../../src/nodes/sftp_upload/step.ts';
 import { messagesOf } from '../../../src/nodes/runtime.ts';
 import { effects } from '../../../src/nodes/step.ts';
 import { readInterchanges, readAcknowledgment } from '../../../src/x12/index.ts';
@@ -125,15 +125,14 @@ describe('sftp_upload', () => {
       calls,
       upload: async (target, dir, name) => {
         calls.push(`${target.host}:${dir}/${name}`);
-        return list.shift() ?? { ok: true };
+        return list.shift() ?? { kind: 'delivered' };
       },
     };
   };
 
-  it('retries a passing failure later through the delay topics, 1, 2, 4, 8, 16 s apart, then gives up with an error', async () => {
-    expect([1, 2, 3, 4, 5].map(uploadDelayMs)).toEqual([1000, 2000, 4000, 8000, 16000]);
-    const sftp = outcomes(Array.from({ length: UPLOAD_MAX_ATTEMPTS }, () => ({ ok: false, retryable: true, message: 'connection refused' })));
-    const deps = memoryDeps(memoryOrg(doc), { sftp });
+  it('retries a passing failure later through the delay topics, spaced by the retry policy (here 1, 2, 4, 8, 16 s), then gives up with an error', async () => {
+    const sftp = outcomes(Array.from({ length: UPLOAD_MAX_ATTEMPTS }, () => ({ kind: 'retryable', reason: 'connection refused' })));
+    const deps = memoryDeps(memoryOrg(doc), { sftp, retry: { delaysMs: [1000, 2000, 4000, 8000, 16000], jitterPercent: 0, attemptTimeoutMs: 15_000 } });
     await flowThrough(deps, { ack_generate: ackGenerateNode(deps) }, interchange({ control: 5, groups: [{ sets: [po850('PO-1')] }] }));
     const upload = sftpUploadNode(deps);
     let work = deps.memory.emitter.on<StageMessage>('stage.sftp_upload')[0]!;
@@ -163,7 +162,7 @@ describe('sftp_upload', () => {
   });
 
   it('gives up at once on a failure that cannot pass (a refused login)', async () => {
-    const sftp = outcomes([{ ok: false, retryable: false, message: 'authentication failed for u@sftp.example:22' }]);
+    const sftp = outcomes([{ kind: 'final', reason: 'authentication failed for u@sftp.example:22' }]);
     const deps = memoryDeps(memoryOrg(doc), { sftp });
     await flowThrough(deps, { ack_generate: ackGenerateNode(deps), sftp_upload: sftpUploadNode(deps) }, interchange({ control: 6, groups: [{ sets: [po850('PO-1')] }] }));
     const r = deps.memory.results.all().find((x) => x.service === 'sftp_upload')!;

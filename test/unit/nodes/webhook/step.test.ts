@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { FlowRecord, PartnerRecord } from '../../../../src/domain/configuration.ts';
 import { webhookMessageId } from '../../../../src/domain/webhook-delivery.ts';
 import { retryWorkId } from '../../../../src/nodes/outcomes.ts';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../../../src/domain/retry-policy.ts';
+
+/** A webhook's own schedule without jitter: 1, 2, 4, 8, 16 s. */
+const exact: RetryPolicy = { ...DEFAULT_RETRY_POLICY, delaysMs: [1000, 2000, 4000, 8000, 16000], jitterPercent: 0 };
 import type { StepContext } from '../../../../src/nodes/step.ts';
 import { attemptOf, called, deliveryBody, messageIdOf, notificationBody, webhookIdOf } from '../../../../src/nodes/webhook/step.ts';
 import type { StageMessage } from '../../../../src/wire/stage.v1.ts';
@@ -121,9 +125,14 @@ describe('webhook step: outcomes', () => {
     expect(e.emit).toEqual([]);
   });
 
-  it('retryable with attempts left: a warning and the same work later, due its delay after the call ended', () => {
+  it('retryable with attempts left: a warning and the same work later, due its delay after the call ended (the default schedule: 10 s, jittered up to +10 %)', () => {
     const ended = T0 + 10_000_000;
-    const e = called(ctx(), { webhook: hook, attempt: 1, outcome: { kind: 'retryable', statusCode: 503, reason: 'status 503' }, endedAt: ended, document: doc });
+    const byDefault = called(ctx(), { webhook: hook, attempt: 1, outcome: { kind: 'retryable', statusCode: 503, reason: 'status 503' }, endedAt: ended, document: doc });
+    const waited = byDefault.later[0]!.dueAt - ended;
+    expect(waited).toBeGreaterThanOrEqual(10_000_000);
+    expect(waited).toBeLessThanOrEqual(11_000_000);
+    expect(byDefault.logs[0]!.message).toMatch(/; trying again in 1\d(\.\d)? s\.$/);
+    const e = called(ctx(), { webhook: hook, attempt: 1, outcome: { kind: 'retryable', statusCode: 503, reason: 'status 503' }, endedAt: ended, document: doc, policy: exact });
     expect(e.results).toEqual([]);
     expect(e.feed).toEqual([]);
     expect(e.logs).toEqual([expect.objectContaining({ level: 'warn', message: `Webhook delivery to ${URL_} failed (attempt 1 of 6): status 503; trying again in 1 s.` })]);
@@ -142,8 +151,10 @@ describe('webhook step: outcomes', () => {
     [5, undefined, 16000],
     [1, 3000, 3000],
     [4, 3000, 8000],
+    // honoured up to the longest delay of the policy
+    [1, 60_000, 16000],
   ])('after attempt %i (Retry-After %s ms) the next is due %i ms later', (attempt, retryAfterMs, wait) => {
-    const e = called(ctx(), { webhook: hook, attempt, outcome: { kind: 'retryable', reason: 'status 429', statusCode: 429, ...(retryAfterMs ? { retryAfterMs } : {}) }, endedAt: T0, document: doc });
+    const e = called(ctx(), { webhook: hook, attempt, outcome: { kind: 'retryable', reason: 'status 429', statusCode: 429, ...(retryAfterMs ? { retryAfterMs } : {}) }, endedAt: T0, document: doc, policy: exact });
     expect(e.later[0]!.dueAt - T0).toBe(wait * 1000);
   });
 
