@@ -276,10 +276,18 @@ export class CassandraArtifactStore implements ArtifactStore {
   }
 
   async *chunks(record: ArtifactRecord): AsyncIterable<Buffer> {
-    const rs = await guardStore('artifact chunk count', () =>
-      this.client.execute('SELECT chunk_count FROM proc_artifacts WHERE org_id = ? AND artifact_id = ?', [record.organizationId, record.id], { prepare: true }),
-    );
-    const count = num(rs.first()?.get('chunk_count'));
+    // a record read from the store knows its size, so its chunk count; one built without it
+    // (size 0) asks the row
+    const count =
+      record.size > 0
+        ? chunkCountOf(record.size)
+        : num(
+            (
+              await guardStore('artifact chunk count', () =>
+                this.client.execute('SELECT chunk_count FROM proc_artifacts WHERE org_id = ? AND artifact_id = ?', [record.organizationId, record.id], { prepare: true }),
+              )
+            ).first()?.get('chunk_count'),
+          );
     let seen = 0;
     // Pages of a few chunks, so a large document never sits whole in memory.
     let pageState: string | undefined;
