@@ -108,7 +108,7 @@ export class CassandraIdempotencyStore implements IdempotencyStore {
     return guardStore('idempotency key claim', async () => {
       const rs = await this.client.execute(
         'INSERT INTO idempotency_keys (org_id, idem_key, fingerprint, trace_guid, state, response, work, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) IF NOT EXISTS',
-        [record.organizationId, record.key, record.fingerprint, record.traceGuid, 'pending', null, record.work, long(record.createdAt)],
+        [record.organizationId, record.key, record.fingerprint, record.traceGuid, 'pending', record.response, record.work, long(record.createdAt)],
         { prepare: true },
       );
       const r = rs.first();
