@@ -238,11 +238,6 @@ export async function receiveAs2Message(
   if (from !== s.partnerId) return await reject('unknown-trading-partner', `AS2-From "${from}" is not the partner of this connection`);
   if (s.setupStatus !== 'ready' || !creds) return await reject('unexpected-processing-error', 'the AS2 setup of this connection is not complete; the message cannot be read yet');
 
-  if (requested.mode !== 'none' && requested.options.micalgRequired && requested.options.micalgs.length === 0 && requested.options.unsupportedMicalgs.length > 0) {
-    // RFC 4130 §7.5.3: a required option this side cannot honour is answered `failed`, unsigned
-    // (no digest the sender accepts can sign it), and the message is not taken in
-    return await refuseUnsupportedMicalg(requested.options.unsupportedMicalgs);
-  }
   const micalg: DigestName = requested.options.micalgs[0] ?? 'sha256';
   let unpacked: UnpackedMessage;
   try {
@@ -254,6 +249,12 @@ export async function receiveAs2Message(
   authenticated = unpacked.signedWith !== null;
   if (s.requireEncryption && !unpacked.encryptedWith) return await reject('insufficient-message-security', 'this connection accepts encrypted messages only', unpacked);
   if (s.requireSignature && !unpacked.signedWith) return await reject('insufficient-message-security', 'this connection accepts signed messages only', unpacked);
+  if (requested.mode !== 'none' && requested.options.micalgRequired && requested.options.micalgs.length === 0 && requested.options.unsupportedMicalgs.length > 0) {
+    // RFC 4130 §7.5.3: a required option this side cannot honour is answered `failed`, unsigned
+    // (no digest the sender accepts can sign it), and the message is not taken in; checked after the
+    // signature, so a verified sender that asked for an asynchronous receipt gets it posted
+    return await refuseUnsupportedMicalg(requested.options.unsupportedMicalgs);
+  }
 
   const duplicate = await received.seen(conn.connectionId, messageId);
   if (duplicate && received.payloadDigest) {

@@ -234,18 +234,21 @@ export function as2Router(deps: As2RouteDeps): Router {
    * The connection of an organization whose agreement names these parties: our AS2 id as the
    * message's AS2-To and the partner's as its AS2-From (the connections feeding an inbound flow).
    */
-  const connectionFor = async (organizationId: string, from: string | null, to: string | null): Promise<string | null> => {
-    if (from === null || to === null) return null;
+  const connectionFor = async (organizationId: string, from: string | null, to: string | null): Promise<{ id: string } | { reason: string }> => {
+    if (from === null || to === null) return { reason: 'without AS2-From and AS2-To' };
     const ids = new Set<string>();
     for (const f of await flowsOf(organizationId)) {
       const first = f.nodes[0];
       if (f.direction === 'inbound' && f.current && first?.service === 'as2_receive' && typeof first.config['connectionId'] === 'string') ids.add(first.config['connectionId']);
     }
+    const matches: string[] = [];
     for (const id of ids) {
       const c = await deps.config.connection(organizationId, id);
-      if (c?.kind === 'as2' && c.as2 && c.as2.localId === to && c.as2.partnerId === from) return id;
+      if (c?.kind === 'as2' && c.as2 && c.as2.localId === to && c.as2.partnerId === from) matches.push(id);
     }
-    return null;
+    if (matches.length === 1) return { id: matches[0]! };
+    const parties = `AS2-From "${from}" and AS2-To "${to}"`;
+    return { reason: matches.length === 0 ? `for ${parties} in this organization` : `for ${parties} alone: ${matches.length} connections of this organization have them (send to the per-connection URL)` };
   };
 
   // One stable URL per organization (docs/as2.md, "Endpoints"): the connection is found from
@@ -256,13 +259,11 @@ export function as2Router(deps: As2RouteDeps): Router {
     const request: As2HttpRequest = { method: ctx.method, headers: ctx.req.headers, body };
     if (isMdnRequest(request)) return receipt(ctx, request);
     const parties = as2PartiesOf(request.headers);
-    const connectionId = UUID_RE.test(organizationId) ? await connectionFor(organizationId, parties.from, parties.to) : null;
-    if (connectionId === null) {
-      // no agreement for these parties: refused as unknown-trading-partner (unauthenticated, so the receipt goes in the response)
-      const unknown = `for AS2-From "${parties.from ?? ''}" and AS2-To "${parties.to ?? ''}" in this organization`;
-      return take(ctx, unknown, null, request);
-    }
-    return take(ctx, connectionId, organizationId, request);
+    const found = UUID_RE.test(organizationId) ? await connectionFor(organizationId, parties.from, parties.to) : { reason: 'in no organization of this service' };
+    // no single agreement for these parties: unknown-trading-partner, the receipt in the response
+    // (the sender is not authenticated, so an asynchronous receipt is never posted to its URL)
+    if ('reason' in found) return take(ctx, found.reason, null, request);
+    return take(ctx, found.id, organizationId, request);
   });
 
   router.post('/as2/:connectionId', async (ctx) => {
