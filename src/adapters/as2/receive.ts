@@ -215,7 +215,7 @@ export async function receiveAs2Message(
       from,
       to,
       reply: toAsync ? EMPTY_OK : { status: 200, headers: mdn.headers, body: mdn.body },
-      asyncMdn: toAsync ? { url: requested.asyncUrl!, mdn } : null,
+      asyncMdn: toAsync && requested.asyncUrl !== null ? { url: requested.asyncUrl, mdn } : null,
       detail: { ...baseDetail, mdnMode: toAsync ? 'async' : 'sync', mic: null, signed: null, encrypted: null, compressed: false, mdnSigned: false, mdnMessageId: mdn.messageId, disposition: 'failed/Failure: unsupported MIC-algorithms', duplicate: false },
     };
   };

@@ -81,7 +81,7 @@ export class RecoveryRunner {
   }
 
   private async execute(run: RecoveryRun): Promise<void> {
-    const counts = run.counts as RecoveryCounts;
+    const counts: RecoveryCounts = run.counts;
     const log = this.deps.logger.child({ recovery: run.id });
     let lastWrite = 0;
     const progress = async (force = false): Promise<void> => {

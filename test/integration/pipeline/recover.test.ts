@@ -117,9 +117,9 @@ describe('tdx recover', () => {
     expect(first.code, JSON.stringify(first.last)).toBe(0);
     expect(first.last).toMatchObject({ status: 'done', matched: N, examined: N, started: N, errors: 0 });
 
-    const recovered = await eventually(async () => {
+    const recovered = await eventually(() => {
       const calls = rx.callsTo('/in/hook').slice(already);
-      return calls.length >= N ? calls : undefined;
+      return Promise.resolve(calls.length >= N ? calls : undefined);
     }, 120_000, 'the recovered deliveries');
     await new Promise((r) => setTimeout(r, 3000)); // anything delivered twice would arrive by now
     const all = rx.callsTo('/in/hook').slice(already);
@@ -169,7 +169,7 @@ describe('tdx recover', () => {
     // the other run found the mark, or (when it came later) the delivery already made
     const other2 = (r: Record<string, unknown>): number => (r['skipped'] as Record<string, number>)['already_recovered']! + (r['skipped'] as Record<string, number>)['delivered_since']!;
     expect(other2(ra) + other2(rb)).toBe(20);
-    await eventually(async () => (rx.callsTo('/in/other').length - other >= 20 ? true : undefined), 60_000, 'the deliveries');
+    await eventually(() => Promise.resolve(rx.callsTo('/in/other').length - other >= 20 ? true : undefined), 60_000, 'the deliveries');
     await new Promise((r) => setTimeout(r, 2000));
     const calls = rx.callsTo('/in/other').slice(other);
     expect(calls.length).toBe(20);

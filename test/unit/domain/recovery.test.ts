@@ -104,8 +104,9 @@ describe('rateGate', () => {
   it('spaces passes evenly at the rate', async () => {
     let now = 0;
     const waits: number[] = [];
-    const gate = rateGate(4, () => now, async (ms) => {
+    const gate = rateGate(4, () => now, (ms) => {
       waits.push(ms);
+      return Promise.resolve();
     });
     for (let i = 0; i < 4; i++) await gate();
     expect(waits).toEqual([250, 500, 750]);
