@@ -337,7 +337,7 @@ describe.skipIf(python === null)('AS2 through the pipeline, against pyas2lib', (
     // PEER and PEERASYNC share one pair of identifiers: only their per-connection URLs tell them apart
     const shared = await peerSend(['--url', `${p.url}/as2/org/${p.org}`, '--file', order(121, 'PO-ORG-SHARED'), '--as2-from', PEER_ID, '--as2-to', US, ...base]);
     expect([shared.httpStatus, shared.mdnStatus, shared.mdnDetail]).toEqual([200, 'processed/error', 'unknown-trading-partner']);
-    expect(shared.mdnRaw).toMatch(/2 connections of this organization/);
+    expect(shared.mdnRaw).toMatch(/[2-9] connections of this organization have them/);
     const nobody = await peerSend(['--url', `${p.url}/as2/org/${p.org}`, '--file', order(122, 'PO-ORG-NOBODY'), '--as2-from', 'NOBODY', '--as2-to', US, ...base]);
     expect([nobody.mdnStatus, nobody.mdnDetail]).toEqual(['processed/error', 'unknown-trading-partner']);
     expect(await p.transactions(as2TraceGuid(connectionIds.get('peer-org')!, nobody.messageId))).toEqual([]);
