@@ -318,6 +318,9 @@ describe.skipIf(python === null)('AS2 through the pipeline, against pyas2lib', (
     expect(other.messageId).toBe(first.messageId);
     expect([other.mdnStatus, other.mdnDetail]).toEqual(['processed/error', 'unexpected-processing-error']);
     expect(other.mdnRaw).toMatch(/received before with other content/);
+    // asked for an asynchronous receipt, a verified sender gets the refusal where it asked
+    const otherAsync = await peerSends('peer-sync', order(105, 'PO-THIRD'), '--message-id', id.split('@')[0]!, '--mdn', 'async');
+    expect([otherAsync.mdnStatus, otherAsync.mdnDetail, otherAsync.mdnVia]).toEqual(['processed/error', 'unexpected-processing-error', 'post']);
     // had the second been processed, its bytes would have replaced the input (same ids) and its PO the reference
     await new Promise((r) => setTimeout(r, 3000));
     const txs = await p.transactions(trace);
