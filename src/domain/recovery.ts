@@ -192,6 +192,9 @@ export interface RecoveryLimits {
 
 const CODE = /^[a-z0-9_]{1,64}$/;
 
+/** The slowest throttle a run takes (one replay every 100 s). */
+export const MIN_RATE = 0.01;
+
 /**
  * Reads a recovery request (JSON body of `POST /platform/recoveries`): `{partner?, direction?,
  * since?, until?, errorCodes?, ratePerSecond?, dryRun?}`; throws `invalid_body` naming the field.
@@ -227,7 +230,7 @@ export function readRecoveryRequest(body: unknown, limits: RecoveryLimits): Reco
   let rate = limits.defaultRatePerSecond;
   if (b['ratePerSecond'] !== undefined && b['ratePerSecond'] !== null) {
     const v = b['ratePerSecond'];
-    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || v > limits.maxRatePerSecond) throw bad('ratePerSecond', `must be a number above 0 and at most ${limits.maxRatePerSecond}`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < MIN_RATE || v > limits.maxRatePerSecond) throw bad('ratePerSecond', `must be a number from ${MIN_RATE} to ${limits.maxRatePerSecond}`);
     rate = v;
   }
   if (b['dryRun'] !== undefined && typeof b['dryRun'] !== 'boolean') throw bad('dryRun', 'must be true or false');

@@ -69,7 +69,7 @@ const REQUEST: Json = {
     since: { type: 'string', format: 'date-time', description: 'transactions created at or after' },
     until: { type: 'string', format: 'date-time', description: 'transactions created before' },
     errorCodes: { type: 'array', minItems: 1, items: { type: 'string', pattern: '^[a-z0-9_]{1,64}$' }, description: 'failure codes: http_503, http_5xx, timeout, connection_refused, connection_reset, unreachable, sftp_unreachable, no_mdn ... (docs/transports.md)' },
-    ratePerSecond: { type: 'number', exclusiveMinimum: 0, description: 'replays started per second at most (default TDX_RECOVERY_RATE_PER_SECOND, at most TDX_RECOVERY_MAX_RATE_PER_SECOND)' },
+    ratePerSecond: { type: 'number', minimum: 0.01, description: 'replays started per second at most (default TDX_RECOVERY_RATE_PER_SECOND, at most TDX_RECOVERY_MAX_RATE_PER_SECOND)' },
     dryRun: { type: 'boolean', description: 'count what would be recovered, start nothing' },
   },
 };
