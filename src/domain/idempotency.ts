@@ -45,9 +45,9 @@ export interface IdempotencyStore {
 /** Printable ASCII, 1 to 255 characters (Stripe's and Stedi's keys fit; a UUID is the usual choice). */
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
-/** The header's value, or null without one; throws `invalid_parameter` for an unusable key. */
+/** The header's value, or null without the header; throws `invalid_parameter` for an unusable key (an empty one included). */
 export function idempotencyKeyOf(header: string | undefined): string | null {
-  if (header === undefined || header === '') return null;
+  if (header === undefined) return null;
   if (!KEY.test(header)) throw new TdxError('invalid_parameter', 'Header Idempotency-Key must be 1 to 255 printable ASCII characters without spaces (a UUID, for example).', { reason: 'Idempotency-Key', details: { parameter: 'Idempotency-Key' } });
   return header;
 }

@@ -199,42 +199,49 @@ export const MIN_RATE = 0.01;
  * Reads a recovery request (JSON body of `POST /platform/recoveries`): `{partner?, direction?,
  * since?, until?, errorCodes?, ratePerSecond?, dryRun?}`; throws `invalid_body` naming the field.
  */
-export function readRecoveryRequest(body: unknown, limits: RecoveryLimits): RecoveryRequest {
+export function readRecoveryRequest(body: unknown, limits: RecoveryLimits, parseTime: (text: string) => Micros | null = isoMicros): RecoveryRequest {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new TdxError('invalid_body', 'The request body must be a JSON object: {"partner"?, "direction"?, "since"?, "until"?, "errorCodes"?, "ratePerSecond"?, "dryRun"?}.');
   const b = body as Record<string, unknown>;
   const bad = (field: string, rule: string): TdxError => new TdxError('invalid_body', `Field "${field}" ${rule}.`, { reason: field, details: { field } });
   const known = new Set(['partner', 'direction', 'since', 'until', 'errorCodes', 'ratePerSecond', 'dryRun']);
   for (const k of Object.keys(b)) if (!known.has(k)) throw bad(k, `is not a field of a recovery (fields: ${[...known].join(', ')})`);
   const filter: { -readonly [K in keyof RecoveryFilter]: RecoveryFilter[K] } = {};
-  if (b['partner'] !== undefined && b['partner'] !== null) {
-    if (typeof b['partner'] !== 'string' || b['partner'].trim() === '') throw bad('partner', 'must be a partner key');
+  if (b['partner'] !== undefined) {
+    if (typeof b['partner'] !== 'string' || b['partner'] === '') throw bad('partner', 'must be a partner key');
     filter.partner = b['partner'];
   }
-  if (b['direction'] !== undefined && b['direction'] !== null) {
+  if (b['direction'] !== undefined) {
     if (b['direction'] !== 'inbound' && b['direction'] !== 'outbound') throw bad('direction', 'must be "inbound" or "outbound"');
     filter.direction = b['direction'];
   }
   for (const f of ['since', 'until'] as const) {
     const v = b[f];
-    if (v === undefined || v === null) continue;
-    const ms = typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(v) ? Date.parse(v) : Number.NaN;
-    if (!Number.isFinite(ms)) throw bad(f, 'must be an ISO 8601 timestamp such as "2026-11-26T10:00:00Z"');
-    filter[f] = ms * 1000;
+    if (v === undefined) continue;
+    const us = typeof v === 'string' ? parseTime(v) : null;
+    if (us === null) throw bad(f, 'must be an ISO 8601 timestamp with a time zone, such as "2026-11-26T10:00:00Z"');
+    filter[f] = us;
   }
-  if (filter.since !== undefined && filter.until !== undefined && filter.until <= filter.since) throw bad('until', 'must be later than "since"');
-  if (b['errorCodes'] !== undefined && b['errorCodes'] !== null) {
+  // an `until` at or before `since` is an empty window: the run matches nothing
+  if (b['errorCodes'] !== undefined) {
     const v = b['errorCodes'];
     if (!Array.isArray(v) || v.length === 0 || !v.every((c) => typeof c === 'string' && CODE.test(c))) throw bad('errorCodes', 'must be a non-empty array of failure codes such as "http_503", "http_5xx" or "connection_refused"');
     filter.errorCodes = v as string[];
   }
   let rate = limits.defaultRatePerSecond;
-  if (b['ratePerSecond'] !== undefined && b['ratePerSecond'] !== null) {
+  if (b['ratePerSecond'] !== undefined) {
     const v = b['ratePerSecond'];
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < MIN_RATE || v > limits.maxRatePerSecond) throw bad('ratePerSecond', `must be a number from ${MIN_RATE} to ${limits.maxRatePerSecond}`);
-    rate = v;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < MIN_RATE) throw bad('ratePerSecond', `must be a number of at least ${MIN_RATE}`);
+    // above the service's highest rate, the run goes at that rate (the answer shows it)
+    rate = Math.min(v, limits.maxRatePerSecond);
   }
   if (b['dryRun'] !== undefined && typeof b['dryRun'] !== 'boolean') throw bad('dryRun', 'must be true or false');
   return { filter, ratePerSecond: rate, dryRun: b['dryRun'] === true };
+}
+
+/** An ISO 8601 timestamp with a time zone, in microseconds; null when it is not one. */
+function isoMicros(text: string): Micros | null {
+  const ms = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})$/.test(text) ? Date.parse(text) : Number.NaN;
+  return Number.isFinite(ms) ? ms * 1000 : null;
 }
 
 /** Microseconds as ISO 8601 (milliseconds). */

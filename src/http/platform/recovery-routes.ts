@@ -12,7 +12,7 @@ import { readRecoveryRequest, recoveryView, type RecoveryLimits, type RecoverySt
 import { TdxError, errors } from '../../errors.ts';
 import { requireAccess } from '../middleware/auth.ts';
 import { authOf } from '../middleware/state.ts';
-import { defineOperation, param, type Json } from './operation.ts';
+import { defineOperation, param, timestampMicros, type Json } from './operation.ts';
 import { documentOperation, errorResponse, jsonResponse, rateLimitedResponse, ref } from './openapi.ts';
 import type { RecoveryRunner } from './recovery.ts';
 import { readAll } from './submission-routes.ts';
@@ -67,9 +67,9 @@ const REQUEST: Json = {
     partner: { type: 'string', minLength: 1, description: 'partner key, any case; absent: every partner' },
     direction: { enum: ['inbound', 'outbound'], description: 'inbound: redeliver; outbound: resend; absent: both' },
     since: { type: 'string', format: 'date-time', description: 'transactions created at or after' },
-    until: { type: 'string', format: 'date-time', description: 'transactions created before' },
+    until: { type: 'string', format: 'date-time', description: 'transactions created before (at or before since: an empty window)' },
     errorCodes: { type: 'array', minItems: 1, items: { type: 'string', pattern: '^[a-z0-9_]{1,64}$' }, description: 'failure codes: http_503, http_5xx, timeout, connection_refused, connection_reset, unreachable, sftp_unreachable, no_mdn ... (docs/transports.md)' },
-    ratePerSecond: { type: 'number', minimum: 0.01, description: 'replays started per second at most (default TDX_RECOVERY_RATE_PER_SECOND, at most TDX_RECOVERY_MAX_RATE_PER_SECOND)' },
+    ratePerSecond: { type: 'number', minimum: 0.01, description: 'replays started per second at most (default TDX_RECOVERY_RATE_PER_SECOND); a rate above TDX_RECOVERY_MAX_RATE_PER_SECOND runs at that rate (the answer shows the rate used)' },
     dryRun: { type: 'boolean', description: 'count what would be recovered, start nothing' },
   },
 };
@@ -125,7 +125,13 @@ export function registerRecoveryRoutes(router: Router, deps: RecoveryRouteDeps):
         throw new TdxError('invalid_body', 'The request body is not valid JSON: send {"partner": "ACME", "direction": "inbound", "since": "2026-11-26T10:00:00Z"} or no body.');
       }
     }
-    const request = readRecoveryRequest(body, deps.limits);
+    const request = readRecoveryRequest(body, deps.limits, (t) => {
+      try {
+        return timestampMicros(t);
+      } catch {
+        return null;
+      }
+    });
     const run = await deps.runner.start(auth.organizationId, auth.keyId, request);
     ctx.status = 202;
     ctx.body = recoveryView(run, now());

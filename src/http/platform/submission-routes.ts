@@ -462,7 +462,9 @@ interface Idempotency {
 /** The request's `Idempotency-Key`, when it has one and the service keeps keys. */
 function idempotencyOf(ctx: Context, deps: SubmissionDeps, endpoint: 'edi' | 'documents'): Idempotency | null {
   if (!deps.idempotency) return null;
-  const key = idempotencyKeyOf(ctx.get('idempotency-key') || undefined);
+  // present but empty is refused, absent is no key
+  const raw = ctx.req.headers['idempotency-key'];
+  const key = idempotencyKeyOf(Array.isArray(raw) ? raw.join(', ') : raw);
   if (key === null) return null;
   const partnerKey = (ctx['params'] as Record<string, string | undefined>)['key'] ?? '';
   return { store: deps.idempotency, key, fingerprint: (sha) => requestFingerprint(endpoint, partnerKey, sha) };

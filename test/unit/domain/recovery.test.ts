@@ -78,14 +78,17 @@ describe('recovery requests', () => {
       dryRun: false,
     });
     expect(readRecoveryRequest({}, limits)).toEqual({ filter: {}, ratePerSecond: 10, dryRun: false });
+    // above the highest rate: run at it; an empty window is no error
+    expect(readRecoveryRequest({ ratePerSecond: 1000, since: '2026-11-26T10:00:00Z', until: '2026-11-26T09:00:00+00:00' }, limits).ratePerSecond).toBe(100);
   });
 
   it.each([
     [{ direction: 'sideways' }, 'direction'],
     [{ since: 'yesterday' }, 'since'],
-    [{ since: '2026-11-26T10:00:00Z', until: '2026-11-26T09:00:00Z' }, 'until'],
-    [{ ratePerSecond: 101 }, 'ratePerSecond'],
+    [{ since: '2026-11-26T10:00:00' }, 'since'],
+    [{ partner: null }, 'partner'],
     [{ ratePerSecond: 0 }, 'ratePerSecond'],
+    [{ ratePerSecond: null }, 'ratePerSecond'],
     [{ errorCodes: [] }, 'errorCodes'],
     [{ errorCodes: ['HTTP 503'] }, 'errorCodes'],
     [{ other: 1 }, 'other'],
