@@ -10,6 +10,9 @@
  *   is acknowledged again and not processed again. A store or broker failure answers 503 (the
  *   partner sends again; no positive MDN for anything not stored). No active inbound flow for
  *   the connection: a negative MDN (`unexpected-processing-error`) naming why.
+ * - `POST /as2/org/:organizationId`: one stable URL per organization; the connection is the one
+ *   whose agreement names the message's AS2-From (partner) and AS2-To (us), among those feeding
+ *   an inbound flow; none or several: `unknown-trading-partner`. Then as above.
  * - `POST /as2/mdn`: asynchronous receipts of messages as2_send sent; a receipt settles the
  *   awaited delivery once (delivered, or an error result). A receipt posted to a message
  *   endpoint is recognized and handled the same way.
@@ -259,7 +262,7 @@ export function as2Router(deps: As2RouteDeps): Router {
     const request: As2HttpRequest = { method: ctx.method, headers: ctx.req.headers, body };
     if (isMdnRequest(request)) return receipt(ctx, request);
     const parties = as2PartiesOf(request.headers);
-    const found = UUID_RE.test(organizationId) ? await connectionFor(organizationId, parties.from, parties.to) : { reason: 'in no organization of this service' };
+    const found = UUID_RE.test(organizationId) ? await connectionFor(organizationId, parties.from, parties.to) : { reason: `for AS2-From "${parties.from ?? ''}" and AS2-To "${parties.to ?? ''}" in this organization` };
     // no single agreement for these parties: unknown-trading-partner, the receipt in the response
     // (the sender is not authenticated, so an asynchronous receipt is never posted to its URL)
     if ('reason' in found) return take(ctx, found.reason, null, request);
