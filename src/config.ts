@@ -31,6 +31,10 @@ export interface Config {
     readonly rateLimitPerMinute: number;
     /** Resend and redeliver per minute per key. @default 10 */
     readonly replayRateLimitPerMinute: number;
+    /** Replays a recovery run starts per second when the request names no rate (extension). @default 10 */
+    readonly recoveryRatePerSecond: number;
+    /** Highest rate a recovery run may ask for. @default 200 */
+    readonly recoveryMaxRatePerSecond: number;
     /** Rows a results `status` filter scans per page. @default 500 */
     readonly resultsStatusScanLimit: number;
     /** Feed entries younger than this are withheld. @default 2000 */
@@ -311,6 +315,8 @@ export function loadConfig(env: Env = process.env): Config {
       cursorSecret: r.string('TDX_CURSOR_SECRET', 'tdx-local-cursor-secret-change-me'),
       rateLimitPerMinute: r.int('TDX_RATE_LIMIT_PER_MINUTE', 240, 1, 1_000_000),
       replayRateLimitPerMinute: r.int('TDX_REPLAY_RATE_LIMIT_PER_MINUTE', 10, 1, 1_000_000),
+      recoveryRatePerSecond: r.int('TDX_RECOVERY_RATE_PER_SECOND', 10, 1, 10_000),
+      recoveryMaxRatePerSecond: r.int('TDX_RECOVERY_MAX_RATE_PER_SECOND', 200, 1, 10_000),
       resultsStatusScanLimit: r.int('TDX_RESULTS_STATUS_SCAN_LIMIT', 500, 1, 100_000),
       feedVisibilityLagMs: r.int('TDX_FEED_VISIBILITY_LAG_MS', 2000, 0, 60_000),
       logVisibilityLagMs: r.int('TDX_LOG_VISIBILITY_LAG_MS', 5000, 0, 60_000),

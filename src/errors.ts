@@ -28,6 +28,9 @@ export const errorCatalog = {
   no_inbound_flow: { status: 422, retriable: false },
   payload_too_large: { status: 413, retriable: false },
   method_not_allowed: { status: 405, retriable: false },
+  // --- extensions beyond the contract (docs/api.md, "Extensions") ----------------------------
+  idempotency_key_reused: { status: 422, retriable: false },
+  idempotency_key_in_use: { status: 409, retriable: true },
   internal_error: { status: 500, retriable: false },
   service_unavailable: { status: 503, retriable: true },
   // --- operational codes (command line, start-up, processing) -------------------------------

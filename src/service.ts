@@ -14,6 +14,8 @@ import { schedulerRole, type SchedulerJobFactory } from './roles/scheduler.ts';
 import { platformRouterOverCassandra } from './http/platform/factory.ts';
 import type { RecordsDeps } from './http/platform/records.ts';
 import { ClickHouseRecordLists } from './adapters/clickhouse/records-store.ts';
+import { CassandraIdempotencyStore, CassandraRecoveryStore } from './adapters/cassandra/recovery-store.ts';
+import { RecoveryRunner } from './http/platform/recovery.ts';
 import { CassandraConfigReadStore } from './adapters/cassandra/config-store.ts';
 import { WireEmitter } from './adapters/kafka/emitter.ts';
 import { SftpClient } from './adapters/sftp/index.ts';
@@ -143,7 +145,7 @@ async function platformRouters(r: Resources): Promise<ReturnType<typeof platform
   // a request's work item is written before its 202, or never once it answered 503 (a random
   // trace id: written late, it would be processed besides the copy its caller sends again)
   const requests = new WireEmitter(await r.requestProducer(), await r.wire());
-  const submissions = { artifacts: deps.stores.artifacts, producer: requests, maxBytes: r.config.api.maxSubmissionBytes };
+  const submissions = { artifacts: deps.stores.artifacts, producer: requests, maxBytes: r.config.api.maxSubmissionBytes, idempotency: new CassandraIdempotencyStore(await r.cassandra()) };
   const replays = {
     artifacts: deps.stores.artifacts,
     results: deps.stores.results,
@@ -163,7 +165,14 @@ async function platformRouters(r: Resources): Promise<ReturnType<typeof platform
     settings: r.config.api,
     retentionSeconds: r.config.cassandra.retentionSeconds,
   };
-  return [platformRouterOverCassandra(r.config, r.logger, cassandra, { submissions, replays, records }).router];
+  const recoveryStore = new CassandraRecoveryStore(cassandra);
+  const runner = r.own(
+    'recovery-runner',
+    () => new RecoveryRunner({ ...replays, lists: records.lists, store: recoveryStore, logger: r.logger.child({ component: 'recovery' }) }),
+    (x) => x.close(),
+  );
+  const recoveries = { runner, store: recoveryStore, limits: { defaultRatePerSecond: r.config.api.recoveryRatePerSecond, maxRatePerSecond: r.config.api.recoveryMaxRatePerSecond } };
+  return [platformRouterOverCassandra(r.config, r.logger, cassandra, { submissions, replays, records, recoveries }).router];
 }
 
 /** The AS2 endpoints (`POST /as2/:connectionId`, `POST /as2/mdn`): outside /platform, no API key. */

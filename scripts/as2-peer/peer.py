@@ -131,9 +131,11 @@ def cmd_send(a):
     raw_mdn = None
     if a.mdn == "sync" or (resp_body and b"disposition-notification" in resp_body):
         raw_mdn = raw_http(resp_headers, resp_body)
+        result["mdnVia"] = "response"
     elif a.mdn == "async":
         if got_mdn.wait(a.wait):
             raw_mdn = mdn_box["raw"]
+            result["mdnVia"] = "post"
         else:
             result["mdnStatus"] = None
             result["mdnDetail"] = f"no asynchronous MDN within {a.wait} s"

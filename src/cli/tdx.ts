@@ -38,6 +38,10 @@ const commands: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 'the records MCP server over stdio, relayed to the API: tdx mcp [--url URL] [--key KEY] (or TDX_API_KEY)',
     load: async () => (await import('./commands/mcp.ts')).mcpCommand,
   },
+  recover: {
+    summary: 'redeliver or resend every failed delivery of a filter, throttled, once: tdx recover [--partner KEY] [--since 6h] [--rate N] [--json]',
+    load: async () => (await import('./commands/recover.ts')).recoverCommand,
+  },
   x12: {
     summary: 'X12 tools: tdx x12 parse|validate|ack|write FILE',
     load: async () => (await import('./commands/x12.ts')).x12Command,

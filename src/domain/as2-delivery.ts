@@ -58,7 +58,8 @@ export interface As2ReceiptOutcome {
 
 /** An AS2 identifier as the host part of a message id (RFC 5322 `id-right`). */
 function messageIdHost(localId: string): string {
-  return localId.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '') || 'as2';
+  // dot-atom-text: atoms of letters, digits and '-' joined by single dots (no '..', none at either end)
+  return localId.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').replace(/\.{2,}/g, '.').replace(/^[-.]+|[-.]+$/g, '') || 'as2';
 }
 
 /** A message id (with angle brackets) naming our AS2 identifier, unique by `token`. */

@@ -36,7 +36,8 @@ export async function available(artifacts: ArtifactStore, organizationId: string
 /** What the inbound delivery node received, from the delivery result (or the failed attempt). */
 async function deliveryInputOf(deps: ReplayLoadDeps, t: StoredTransaction): Promise<DeliveryInput | null> {
   const results = await deps.results.byTransaction(t.organizationId, t.traceGuid, t.id);
-  const delivery = [...results].reverse().find((r) => INBOUND_DELIVERY.has(r.service) && !r.resend);
+  // a notification about the delivery (its node id holds `.notify.`) is not the delivery
+  const delivery = [...results].reverse().find((r) => INBOUND_DELIVERY.has(r.service) && !r.resend && !r.nodeId.includes('.notify.'));
   const inputId = t.deliveryInputResultId ?? (typeof delivery?.detail.incomingResultId === 'string' ? delivery.detail.incomingResultId : null);
   if (!inputId) return null;
   const input = await deps.results.get(t.organizationId, inputId);

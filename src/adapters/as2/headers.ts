@@ -71,11 +71,14 @@ export interface ReceiptRequest {
   readonly micalgs: readonly DigestName[];
   /** Algorithms asked for that are not supported here. */
   readonly unsupportedMicalgs: readonly string[];
+  /** The sender marked `signed-receipt-micalg` required (RFC 4130 §7.3). */
+  readonly micalgRequired: boolean;
 }
 
 /** Parses `signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, sha-256, sha1`. */
 export function parseReceiptOptions(value: string | undefined): ReceiptRequest {
   let signed = false;
+  let micalgRequired = false;
   const micalgs: DigestName[] = [];
   const unsupported: string[] = [];
   for (const param of (value ?? '').split(';')) {
@@ -91,6 +94,7 @@ export function parseReceiptOptions(value: string | undefined): ReceiptRequest {
     const items = values.slice(1);
     if (name === 'signed-receipt-protocol') signed = items.some((i) => i.toLowerCase() === 'pkcs7-signature');
     if (name === 'signed-receipt-micalg') {
+      micalgRequired = values[0]?.toLowerCase() === 'required';
       for (const i of items) {
         const d = digestByMicalg(i);
         if (d) micalgs.push(d.name);
@@ -98,7 +102,7 @@ export function parseReceiptOptions(value: string | undefined): ReceiptRequest {
       }
     }
   }
-  return { signed, micalgs, unsupportedMicalgs: unsupported };
+  return { signed, micalgs, unsupportedMicalgs: unsupported, micalgRequired };
 }
 
 /** The Disposition-Notification-Options value asking for a signed receipt with these digests. */

@@ -21,7 +21,7 @@
  * 3. Async receipts arrive on `POST /as2/mdn`: `receiveAsyncMdn(request, pending, lookup)`,
  *    answer with `reply`, write the result from `mdnStatus`/`verdict`.
  */
-export { receiveAs2Message } from './receive.ts';
+export { receiveAs2Message, payloadSha256 } from './receive.ts';
 export type { As2HttpRequest, As2ReceivedMessages, As2ReceiveOutcome, As2Accepted, As2Rejected, As2ReceiveDetail, AsyncMdn, ReceiveOptions } from './receive.ts';
 export { sendAs2Message, receiveAsyncMdn, postAsyncMdn } from './send.ts';
 export type { As2SendInput, As2SendOutcome, As2SendDetail, PendingMdn, As2PendingMdns, As2AsyncMdnOutcome } from './send.ts';
@@ -38,7 +38,16 @@ export type { Mic } from './mic.ts';
 export { formatMic } from './mic.ts';
 
 import { looksLikeMdn } from './mdn.ts';
-import { mimeHeadersOf, type HttpHeaders } from './headers.ts';
+import { mimeHeadersOf, unquoteAs2Name, type HttpHeaders } from './headers.ts';
+import { headerValue } from './mime.ts';
+
+/** The AS2-From and AS2-To of a request (unquoted), as a receiver routes by them (RFC 4130 §6.2). */
+export function as2PartiesOf(headers: HttpHeaders): { readonly from: string | null; readonly to: string | null } {
+  const h = mimeHeadersOf(headers);
+  const from = headerValue(h, 'as2-from');
+  const to = headerValue(h, 'as2-to');
+  return { from: from === undefined ? null : unquoteAs2Name(from), to: to === undefined ? null : unquoteAs2Name(to) };
+}
 
 /** True when a request posted to the message endpoint is an MDN (some partners post async receipts there). */
 export function isMdnRequest(request: { readonly headers: HttpHeaders; readonly body: Buffer }): boolean {
@@ -47,11 +56,14 @@ export function isMdnRequest(request: { readonly headers: HttpHeaders; readonly 
 
 /** An in-memory `As2ReceivedMessages` (tests, single-process tools). */
 export class InMemoryReceivedMessages {
-  private readonly ids = new Set<string>();
+  private readonly ids = new Map<string, string | null>();
   seen(connectionId: string, messageId: string): Promise<boolean> {
     return Promise.resolve(this.ids.has(`${connectionId}\0${messageId}`));
   }
-  remember(connectionId: string, messageId: string): void {
-    this.ids.add(`${connectionId}\0${messageId}`);
+  payloadDigest(connectionId: string, messageId: string): Promise<string | null> {
+    return Promise.resolve(this.ids.get(`${connectionId}\0${messageId}`) ?? null);
+  }
+  remember(connectionId: string, messageId: string, payloadSha256: string | null = null): void {
+    this.ids.set(`${connectionId}\0${messageId}`, payloadSha256);
   }
 }

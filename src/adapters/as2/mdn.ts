@@ -51,8 +51,9 @@ export type DispositionModifier = (typeof DISPOSITION_MODIFIERS)[number];
 const DISPOSITION_MODE = 'automatic-action/MDN-sent-automatically';
 const REPORTING_UA = 'tdx AS2';
 
-/** The `Disposition` field value: processed, or processed/error with a modifier. */
-export function formatDisposition(modifier: DispositionModifier | null): string {
+/** The `Disposition` field value: processed, processed/error with a modifier, or failed/Failure (RFC 4130 §7.5.3). */
+export function formatDisposition(modifier: DispositionModifier | null, failure?: string): string {
+  if (failure !== undefined) return `${DISPOSITION_MODE}; failed/Failure: ${failure}`;
   return modifier === null ? `${DISPOSITION_MODE}; processed` : `${DISPOSITION_MODE}; processed/error: ${modifier}`;
 }
 
@@ -93,6 +94,8 @@ export interface MdnInput {
   readonly mic: Mic | null;
   /** null: processed. */
   readonly modifier: DispositionModifier | null;
+  /** A `failed/Failure` disposition with this text instead (an option the sender required cannot be honoured). */
+  readonly failure?: string;
   /** The human-readable part (ASCII; other characters are replaced). */
   readonly text: string;
   /** Sign the MDN with our key and this digest; null sends it unsigned. */
@@ -121,7 +124,7 @@ export async function buildMdn(input: MdnInput): Promise<BuiltMdn> {
     `Original-Recipient: rfc822; ${quoteAs2Name(input.from)}`,
     `Final-Recipient: rfc822; ${quoteAs2Name(input.from)}`,
     `Original-Message-ID: <${bareMessageId(input.originalMessageId)}>`,
-    `Disposition: ${formatDisposition(input.modifier)}`,
+    `Disposition: ${formatDisposition(input.modifier, input.failure)}`,
     ...(input.mic ? [`Received-content-MIC: ${formatMic(input.mic)}`] : []),
   ];
   const textPart = buildEntity(

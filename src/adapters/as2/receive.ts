@@ -14,6 +14,7 @@ import type { LoadedCredentials } from './keys.ts';
 import { buildMdn, type BuiltMdn, type DispositionModifier } from './mdn.ts';
 import { As2ProcessingError, unpackMessage, type UnpackedMessage } from './message.ts';
 import { formatMic, type Mic } from './mic.ts';
+import { createHash } from 'node:crypto';
 import { entityOf, headerValue, type MimeHeader } from './mime.ts';
 import type { As2EncryptionAlgorithm } from '../../domain/configuration.ts';
 
@@ -33,6 +34,11 @@ export interface As2HttpRequest {
 export interface As2ReceivedMessages {
   /** True when this message id was already taken in on this connection. */
   seen(connectionId: string, messageId: string): Promise<boolean>;
+  /**
+   * SHA-256 (hex) of the payload taken in under this id, when known: a repeat of the id with
+   * other content is refused (`processed/error`), never acknowledged as `processed`.
+   */
+  payloadDigest?(connectionId: string, messageId: string): Promise<string | null>;
 }
 
 export interface ReceiveOptions {
@@ -197,6 +203,23 @@ export async function receiveAs2Message(
     };
   };
 
+  const refuseUnsupportedMicalg = async (asked: readonly string[]): Promise<As2Rejected> => {
+    const reason = `the receipt must be signed with ${asked.join(', ')}, which this side does not support (supported: sha1, sha224, sha256, sha384, sha512)`;
+    const mdn = await buildMdn({ originalMessageId: messageId!, from: to!, to: from!, mic: null, modifier: null, failure: 'unsupported MIC-algorithms', text: `The message was not taken in: ${reason}.`, sign: null, ...(options.now ? { now: options.now } : {}) });
+    const toAsync = requested.mode === 'async' && requested.asyncUrl !== null && authenticated;
+    return {
+      ok: false,
+      modifier: 'unexpected-processing-error',
+      reason,
+      messageId,
+      from,
+      to,
+      reply: toAsync ? EMPTY_OK : { status: 200, headers: mdn.headers, body: mdn.body },
+      asyncMdn: toAsync && requested.asyncUrl !== null ? { url: requested.asyncUrl, mdn } : null,
+      detail: { ...baseDetail, mdnMode: toAsync ? 'async' : 'sync', mic: null, signed: null, encrypted: null, compressed: false, mdnSigned: false, mdnMessageId: mdn.messageId, disposition: 'failed/Failure: unsupported MIC-algorithms', duplicate: false },
+    };
+  };
+
   if (request.method.toUpperCase() !== 'POST') return await reject('unexpected-processing-error', `AS2 messages are sent with POST, not ${request.method}`);
   if (!messageId) return await reject('unexpected-processing-error', 'the message has no Message-ID header');
   if (from === null || to === null) return await reject('unknown-trading-partner', 'the message lacks an AS2-From or AS2-To header');
@@ -226,8 +249,20 @@ export async function receiveAs2Message(
   authenticated = unpacked.signedWith !== null;
   if (s.requireEncryption && !unpacked.encryptedWith) return await reject('insufficient-message-security', 'this connection accepts encrypted messages only', unpacked);
   if (s.requireSignature && !unpacked.signedWith) return await reject('insufficient-message-security', 'this connection accepts signed messages only', unpacked);
+  if (requested.mode !== 'none' && requested.options.micalgRequired && requested.options.micalgs.length === 0 && requested.options.unsupportedMicalgs.length > 0) {
+    // RFC 4130 §7.5.3: a required option this side cannot honour is answered `failed`, unsigned
+    // (no digest the sender accepts can sign it), and the message is not taken in; checked after the
+    // signature, so a verified sender that asked for an asynchronous receipt gets it posted
+    return await refuseUnsupportedMicalg(requested.options.unsupportedMicalgs);
+  }
 
   const duplicate = await received.seen(conn.connectionId, messageId);
+  if (duplicate && received.payloadDigest) {
+    const before = await received.payloadDigest(conn.connectionId, messageId);
+    if (before !== null && before !== payloadSha256(unpacked.payload)) {
+      return await reject('unexpected-processing-error', `message id ${messageId} was received before with other content; this content was not taken in: send it under a new Message-ID`, unpacked);
+    }
+  }
   const r = await receipt(null, duplicate ? `${TEXT_OK} (This message id was received before; it is acknowledged again and not processed twice.)` : TEXT_OK, unpacked.mic);
   const acceptedDetail: As2ReceiveDetail = {
     ...baseDetail,
@@ -259,4 +294,9 @@ export async function receiveAs2Message(
       return { reply: f.reply, asyncMdn: f.asyncMdn };
     },
   };
+}
+
+/** SHA-256 (hex) of a payload, as `As2ReceivedMessages.payloadDigest` keeps it. */
+export function payloadSha256(payload: Buffer): string {
+  return createHash('sha256').update(payload).digest('hex');
 }

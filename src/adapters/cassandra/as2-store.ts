@@ -30,6 +30,8 @@ export interface As2ReceivedEntry {
   readonly messageId: string;
   readonly traceGuid: string;
   readonly receivedAt: Micros;
+  /** SHA-256 (hex) of the payload taken in: a repeat of the id with other content is refused. */
+  readonly payloadSha256?: string;
 }
 
 /** The organization of each AS2 connection (written by the configuration store). */
@@ -55,11 +57,19 @@ export class CassandraAs2ReceivedMessages implements As2ReceivedMessages {
     });
   }
 
+  payloadDigest(connectionId: string, messageId: string): Promise<string | null> {
+    return guardStore('AS2 received message lookup', async () => {
+      const row = (await this.client.execute('SELECT payload_sha256 FROM as2_received_messages WHERE connection_id = ? AND message_id = ?', [connectionId, messageId], { prepare: true })).first();
+      const v = row?.get('payload_sha256') as string | null | undefined;
+      return v ?? null;
+    });
+  }
+
   remember(e: As2ReceivedEntry): Promise<void> {
     return guardStore('AS2 received message write', async () => {
       await this.client.execute(
-        'INSERT INTO as2_received_messages (connection_id, message_id, org_id, trace_guid, received_at) VALUES (?, ?, ?, ?, ?)',
-        [e.connectionId, e.messageId, e.organizationId, e.traceGuid, long(e.receivedAt)],
+        'INSERT INTO as2_received_messages (connection_id, message_id, org_id, trace_guid, received_at, payload_sha256) VALUES (?, ?, ?, ?, ?, ?)',
+        [e.connectionId, e.messageId, e.organizationId, e.traceGuid, long(e.receivedAt), e.payloadSha256 ?? null],
         { prepare: true },
       );
     });

@@ -10,6 +10,9 @@
  *   is acknowledged again and not processed again. A store or broker failure answers 503 (the
  *   partner sends again; no positive MDN for anything not stored). No active inbound flow for
  *   the connection: a negative MDN (`unexpected-processing-error`) naming why.
+ * - `POST /as2/org/:organizationId`: one stable URL per organization; the connection is the one
+ *   whose agreement names the message's AS2-From (partner) and AS2-To (us), among those feeding
+ *   an inbound flow; none or several: `unknown-trading-partner`. Then as above.
  * - `POST /as2/mdn`: asynchronous receipts of messages as2_send sent; a receipt settles the
  *   awaited delivery once (delivered, or an error result). A receipt posted to a message
  *   endpoint is recognized and handled the same way.
@@ -17,7 +20,9 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import {
+  as2PartiesOf,
   credentialsFromSecrets,
+  payloadSha256,
   isMdnRequest,
   receiveAs2Message,
   receiveAsyncMdn,
@@ -228,12 +233,53 @@ export function as2Router(deps: As2RouteDeps): Router {
     await receipt(ctx, { method: ctx.method, headers: ctx.req.headers, body });
   });
 
+  /**
+   * The connection of an organization whose agreement names these parties: our AS2 id as the
+   * message's AS2-To and the partner's as its AS2-From (the connections feeding an inbound flow).
+   */
+  const connectionFor = async (organizationId: string, from: string | null, to: string | null): Promise<{ id: string } | { reason: string }> => {
+    if (from === null || to === null) return { reason: 'without AS2-From and AS2-To' };
+    const ids = new Set<string>();
+    for (const f of await flowsOf(organizationId)) {
+      const first = f.nodes[0];
+      if (f.direction === 'inbound' && f.current && first?.service === 'as2_receive' && typeof first.config['connectionId'] === 'string') ids.add(first.config['connectionId']);
+    }
+    const matches: string[] = [];
+    for (const id of ids) {
+      const c = await deps.config.connection(organizationId, id);
+      if (c?.kind === 'as2' && c.as2 && c.as2.localId === to && c.as2.partnerId === from) matches.push(id);
+    }
+    if (matches.length === 1) return { id: matches[0]! };
+    const parties = `AS2-From "${from}" and AS2-To "${to}"`;
+    return { reason: matches.length === 0 ? `for ${parties} in this organization` : `for ${parties} alone: ${matches.length} connections of this organization have them (send to the per-connection URL)` };
+  };
+
+  // One stable URL per organization (docs/as2.md, "Endpoints"): the connection is found from
+  // AS2-From and AS2-To, so the URL a partner configures names no connection id.
+  router.post('/as2/org/:organizationId', async (ctx) => {
+    const organizationId = ctx.params['organizationId'] ?? '';
+    const body = await readBody(ctx, deps.maxBytes);
+    const request: As2HttpRequest = { method: ctx.method, headers: ctx.req.headers, body };
+    if (isMdnRequest(request)) return receipt(ctx, request);
+    const parties = as2PartiesOf(request.headers);
+    const found = UUID_RE.test(organizationId) ? await connectionFor(organizationId, parties.from, parties.to) : { reason: `for AS2-From "${parties.from ?? ''}" and AS2-To "${parties.to ?? ''}" in this organization` };
+    // no single agreement for these parties: unknown-trading-partner, the receipt in the response
+    // (the sender is not authenticated, so an asynchronous receipt is never posted to its URL)
+    if ('reason' in found) return take(ctx, found.reason, null, request);
+    return take(ctx, found.id, organizationId, request);
+  });
+
   router.post('/as2/:connectionId', async (ctx) => {
     const connectionId = ctx.params['connectionId'] ?? '';
     const body = await readBody(ctx, deps.maxBytes);
     const request: As2HttpRequest = { method: ctx.method, headers: ctx.req.headers, body };
     if (isMdnRequest(request)) return receipt(ctx, request);
     const org = UUID_RE.test(connectionId) ? await deps.directory.organizationOf(connectionId) : null;
+    return take(ctx, connectionId, org, request);
+  });
+
+  /** A partner's message for a connection (of organization `org`, null when unknown). */
+  const take = async (ctx: Context, connectionId: string, org: string | null, request: As2HttpRequest): Promise<void> => {
     const outcome = await receiveAs2Message(connectionId, request, (id) => material(org, id), deps.received);
     const at = now();
     if (!outcome.ok) {
@@ -307,10 +353,10 @@ export function as2Router(deps: As2RouteDeps): Router {
       params,
     };
     await produce([{ topic: stageTopic(inputNode.service), key: traceGuid, value: work }, ...(outcome.asyncMdn ? [mdnWork(organizationId, traceGuid, partnerKey, outcome.messageId, outcome.asyncMdn, at)] : [])]);
-    await deps.received.remember({ organizationId, connectionId, messageId: outcome.messageId, traceGuid, receivedAt: at });
+    await deps.received.remember({ organizationId, connectionId, messageId: outcome.messageId, traceGuid, receivedAt: at, payloadSha256: payloadSha256(outcome.payload) });
     log.info({ event: 'as2:received', connectionId, organizationId, partnerKey, messageId: outcome.messageId, traceGuid, bytes: outcome.payload.length }, 'AS2 message taken in');
     send(ctx, outcome.reply);
-  });
+  };
 
   return router;
 }

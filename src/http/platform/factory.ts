@@ -11,7 +11,7 @@ import { CassandraRateLimitStore } from '../../adapters/cassandra/rate-limit-sto
 import { x12ImplementationEngine as implementationEngine } from '../../domain/x12-implementation-engine.ts';
 import { createPlatformRouter, type PlatformDeps, type PlatformRouter } from './router.ts';
 
-export function platformRouterOverCassandra(config: Config, logger: Logger, client: Client, more: Pick<PlatformDeps, 'submissions' | 'replays' | 'records'> = {}): PlatformRouter {
+export function platformRouterOverCassandra(config: Config, logger: Logger, client: Client, more: Pick<PlatformDeps, 'submissions' | 'replays' | 'records' | 'recoveries'> = {}): PlatformRouter {
   return createPlatformRouter({
     api: config.api,
     keys: new CassandraOrganizationStore(client),

@@ -138,6 +138,10 @@ export interface OperationDef<P extends readonly ParamDef[]> {
   readonly parameters: P;
   /** OpenAPI requestBody object. */
   readonly requestBody?: Json;
+  /** OpenAPI header parameter objects (documented; the route reads and checks them itself). */
+  readonly headers?: readonly Json[];
+  /** Set on an extension beyond the contract: rendered as `x-tdx-extension` with this text (docs/api.md, "Extensions"). */
+  readonly extension?: string;
   /** OpenAPI responses, by status. */
   readonly responses: Record<string, Json>;
 }
@@ -203,9 +207,10 @@ export function defineOperation<const P extends readonly ParamDef[]>(def: Operat
         summary: def.summary,
         ...(def.description === undefined ? {} : { description: def.description }),
         tags: [...def.tags],
-        ...(def.parameters.length > 0
-          ? { parameters: def.parameters.map((p) => ({ name: p.name, in: p.in, required: p.required, description: p.description, schema: p.schema })) }
+        ...(def.parameters.length > 0 || (def.headers ?? []).length > 0
+          ? { parameters: [...def.parameters.map((p) => ({ name: p.name, in: p.in, required: p.required, description: p.description, schema: p.schema })), ...(def.headers ?? [])] }
           : {}),
+        ...(def.extension === undefined ? {} : { 'x-tdx-extension': def.extension }),
         ...(def.requestBody === undefined ? {} : { requestBody: def.requestBody }),
         responses: { ...def.responses, ...HTTP_SERVER_RESPONSES },
       };

@@ -14,6 +14,7 @@ import type { Middleware } from 'koa';
 import { isWellFormedId, newId } from '../../domain/ids.ts';
 import { agedOut } from '../../domain/retention.ts';
 import type { TransactionStore } from '../../domain/processing-ports.ts';
+import type { StoredTransaction } from '../../domain/records.ts';
 import { planReplay, type ReplayKind } from '../../domain/replay.ts';
 import { errors } from '../../errors.ts';
 import { replayFacts, type ReplayLoadDeps } from '../../nodes/replay.ts';
@@ -64,6 +65,43 @@ export const replayOperations = {
   redeliver: replayOperation('redeliver', 'not_inbound, content_unavailable, delivery_node_missing, delivery_target_missing, delivery_not_reached, poll_delivery'),
 };
 
+/** What starting a replay writes to. */
+export type ReplayIssueDeps = Pick<ReplayRouteDeps, 'producer' | 'transactions'>;
+
+export interface ReplayIssue {
+  /** The command id (the replay ledger runs a command once, `resendCount` counts it once). */
+  readonly commandId: string;
+  /** The run it starts on the trace (the replay's result ids derive from it). */
+  readonly attempt: number;
+  readonly requestedBy: string | null;
+  readonly at: number;
+}
+
+/**
+ * Starts a replay that `planReplay` accepted: the command on `commands.replay`, the attempt
+ * counted on the transaction at once (`resendCount`, `lastResentAt`), and the change event.
+ * The one way a replay starts: the contract's resend and redeliver and the recovery runs
+ * (src/http/platform/recovery.ts) all call it.
+ */
+export async function issueReplay(deps: ReplayIssueDeps, t: StoredTransaction, kind: ReplayKind, issue: ReplayIssue): Promise<ReplayCommand> {
+  const command: ReplayCommand = {
+    id: issue.commandId,
+    organizationId: t.organizationId,
+    kind,
+    transactionId: t.id,
+    traceGuid: t.traceGuid,
+    requestedBy: issue.requestedBy,
+    requestedAt: issue.at,
+    attempt: issue.attempt,
+  };
+  await withTimeout(deps.producer.produce([{ topic: TOPICS.replay, key: t.traceGuid, value: command }]), PRODUCE_TIMEOUT_MS);
+  // the count moves at once: it counts attempts, not confirmed deliveries
+  await deps.transactions.addResend(t.organizationId, t.id, command.id, issue.at);
+  const change: TransactionChange = { id: t.id, organizationId: t.organizationId, traceGuid: t.traceGuid, changedAt: issue.at };
+  await withTimeout(deps.producer.produce([{ topic: TOPICS.transactions, key: t.traceGuid, value: change }]), PRODUCE_TIMEOUT_MS);
+  return command;
+}
+
 export function registerReplayRoutes(router: Router, deps: ReplayRouteDeps): void {
   const now = deps.now ?? (() => Date.now() * 1000);
   const route = (kind: ReplayKind): Middleware => async (ctx) => {
@@ -76,21 +114,7 @@ export function registerReplayRoutes(router: Router, deps: ReplayRouteDeps): voi
     const plan = planReplay(await replayFacts(deps, kind, t), deps.retentionSeconds);
     if (plan instanceof Error) throw plan;
     const at = now();
-    const command: ReplayCommand = {
-      id: newId(Math.floor(at / 1000)),
-      organizationId: auth.organizationId,
-      kind,
-      transactionId: t.id,
-      traceGuid: t.traceGuid,
-      requestedBy: auth.keyId,
-      requestedAt: at,
-      attempt: t.resendCount + 2,
-    };
-    await withTimeout(deps.producer.produce([{ topic: TOPICS.replay, key: t.traceGuid, value: command }]), PRODUCE_TIMEOUT_MS);
-    // the count moves at once: it counts attempts, not confirmed deliveries
-    await deps.transactions.addResend(auth.organizationId, t.id, command.id, at);
-    const change: TransactionChange = { id: t.id, organizationId: auth.organizationId, traceGuid: t.traceGuid, changedAt: at };
-    await withTimeout(deps.producer.produce([{ topic: TOPICS.transactions, key: t.traceGuid, value: change }]), PRODUCE_TIMEOUT_MS);
+    await issueReplay(deps, t, kind, { commandId: newId(Math.floor(at / 1000)), attempt: t.resendCount + 2, requestedBy: auth.keyId, at });
     ctx.status = 202;
     ctx.body = {
       message: kind === 'resend' ? `Resend of transaction ${t.id} started; it goes out in the background on trace ${t.traceGuid}.` : `Redelivery of transaction ${t.id} started; it is delivered in the background on trace ${t.traceGuid}.`,

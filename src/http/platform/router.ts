@@ -15,6 +15,7 @@ import { rateLimit } from '../middleware/rate-limit.ts';
 import { registerConfigRoutes } from './config-routes.ts';
 import { registerSubmissionRoutes, type SubmissionDeps } from './submission-routes.ts';
 import { registerReplayRoutes, type ReplayRouteDeps } from './replay-routes.ts';
+import { registerRecoveryRoutes, type RecoveryRouteDeps } from './recovery-routes.ts';
 import { documentOperation, openApiDocument, openApiOperation } from './openapi.ts';
 import { RecordsReader, type RecordsDeps } from './records.ts';
 import { registerRecordRoutes } from './records-routes.ts';
@@ -31,6 +32,8 @@ export interface PlatformDeps {
   readonly submissions?: Omit<SubmissionDeps, 'store'>;
   /** Resend and redeliver; absent in processes that only read configuration. */
   readonly replays?: Omit<ReplayRouteDeps, 'replayRateLimit'>;
+  /** Recovery runs (an extension: `POST /platform/recoveries`); absent in processes that only read configuration. */
+  readonly recoveries?: RecoveryRouteDeps;
   /** The records API (transactions, results, payloads, artifacts, feed, logs, traces). */
   readonly records?: RecordsDeps;
   /** How long a valid key's lookup is reused (config.api.keyCacheMs). @default 0 */
@@ -57,6 +60,7 @@ export function createPlatformRouter(deps: PlatformDeps): PlatformRouter {
   const replayRateLimit = rateLimit({ store: deps.rateLimits, scope: 'replay', perMinute: deps.api.replayRateLimitPerMinute });
   if (deps.submissions) registerSubmissionRoutes(router, { ...deps.submissions, store: deps.configStore });
   if (deps.replays) registerReplayRoutes(router, { ...deps.replays, replayRateLimit });
+  if (deps.recoveries) registerRecoveryRoutes(router, deps.recoveries);
   registerConfigRoutes(router, { store: deps.configStore, engine: deps.engine, cursors });
   const records = deps.records ? new RecordsReader(deps.records, cursors) : null;
   if (records) {

@@ -23,10 +23,12 @@
 import type Router from '@koa/router';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { Context } from 'koa';
+import { createHash } from 'node:crypto';
 import type { ConfigReadStore } from '../../domain/config-ports.ts';
 import type { FlowRecord, PartnerRecord } from '../../domain/configuration.ts';
 import { newId, resultId } from '../../domain/ids.ts';
 import type { ArtifactStore } from '../../domain/processing-ports.ts';
+import { IDEMPOTENCY_STALE_US, idempotencyKeyOf, requestFingerprint, reusedKey, type IdempotencyRecord, type IdempotencyStore } from '../../domain/idempotency.ts';
 import { EDI_CONTENT_TYPE, JSON_CONTENT_TYPE, type ArtifactRecord, type Micros } from '../../domain/records.ts';
 import { TdxError, errors } from '../../errors.ts';
 import { artifactId, workId } from '../../nodes/outcomes.ts';
@@ -63,12 +65,24 @@ export const DOCUMENT_SUBMISSION_SCHEMA: Json = {
   },
 };
 
+/** The `Idempotency-Key` header (an extension beyond the contract, docs/api.md "Extensions"). */
+export const IDEMPOTENCY_KEY_HEADER: Json = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Extension (not part of the contract): 1 to 255 printable ASCII characters, a UUID for example. A repeat with the same key and the same request (endpoint, partner, body) within 24 hours answers what the first request answered (the same traceGuid, with `Idempotent-Replayed: true`) and starts nothing, on any API replica; the same key with another request answers 422 idempotency_key_reused; a repeat while the first request is still being taken answers 409 idempotency_key_in_use. Only accepted (202) answers are remembered.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+  'x-tdx-extension': 'Idempotent submissions: not part of the contract.',
+};
+
 const submissionErrors = (flowCode: string): Record<string, Json> => ({
   '401': errorResponse('unauthorized'),
+  '409': errorResponse('idempotency_key_in_use (extension): the first request with this Idempotency-Key is still being taken; retry after Retry-After'),
   '403': errorResponse('forbidden: read-only and sandbox keys'),
   '404': errorResponse('not_found: no partner with this key'),
   '413': errorResponse('payload_too_large'),
-  '422': errorResponse(flowCode),
+  '422': errorResponse(`${flowCode}; idempotency_key_reused (extension): the Idempotency-Key was used for another request in the last 24 hours`),
   '429': rateLimitedResponse('rate_limited'),
 });
 
@@ -81,6 +95,7 @@ export const submissionOperations = {
     description: 'The body is the interchange (it must start with the ISA segment, after an optional byte order mark and white space), raw or as JSON {"edi": "..."}. 422 no_inbound_flow answers a partner without an active inbound flow: the state of the configuration, not a fault of the request.',
     tags: ['partners'],
     parameters: [param.path('key', 'partner key, any case')],
+    headers: [IDEMPOTENCY_KEY_HEADER],
     requestBody: {
       required: true,
       content: {
@@ -91,7 +106,7 @@ export const submissionOperations = {
     },
     responses: {
       '202': jsonResponse('stored and accepted for processing', ref('Accepted')),
-      '400': errorResponse('invalid_body: empty, not JSON, or not an X12 interchange'),
+      '400': errorResponse('invalid_body: empty, not JSON, or not an X12 interchange; invalid_parameter: an Idempotency-Key that is not 1 to 255 printable ASCII characters'),
       ...submissionErrors('no_inbound_flow'),
     },
   }),
@@ -102,10 +117,11 @@ export const submissionOperations = {
     description: '422 no_outbound_flow answers a set (and release) no active outbound flow of the partner handles: the state of the configuration, not a fault of the request.',
     tags: ['partners'],
     parameters: [param.path('key', 'partner key, any case')],
+    headers: [IDEMPOTENCY_KEY_HEADER],
     requestBody: { required: true, content: { [JSON_CONTENT_TYPE]: { schema: DOCUMENT_SUBMISSION_SCHEMA } } },
     responses: {
       '202': jsonResponse('stored and accepted for processing', ref('Accepted')),
-      '400': errorResponse('invalid_body: not JSON, or a field missing or of the wrong type (the message and `reason` name it)'),
+      '400': errorResponse('invalid_body: not JSON, or a field missing or of the wrong type (the message and `reason` name it); invalid_parameter: an Idempotency-Key that is not 1 to 255 printable ASCII characters'),
       ...submissionErrors('no_outbound_flow: no active outbound flow of the partner handles the set (and release)'),
     },
   }),
@@ -122,6 +138,8 @@ export interface SubmissionDeps {
   readonly producer: WorkProducer;
   readonly maxBytes: number;
   readonly now?: () => Micros;
+  /** `Idempotency-Key` (an extension): without a store the header is not read. */
+  readonly idempotency?: IdempotencyStore;
 }
 
 const WS = new Set([0x20, 0x09, 0x0a, 0x0d, 0x00]);
@@ -187,6 +205,11 @@ export function registerSubmissionRoutes(router: Router, deps: SubmissionDeps): 
     const org = authOf(ctx).organizationId;
     const declared = Number(ctx.get('content-length') || '0');
     if (declared > deps.maxBytes) throw tooLarge(deps.maxBytes);
+    const idem = idempotencyOf(ctx, deps, 'edi');
+    if (idem) {
+      const existing = await idem.store.get(org, idem.key);
+      if (existing) return answerRepeat(ctx, deps, existing, idem.fingerprint(await hashBody(ctx, deps.maxBytes)), now());
+    }
     const partner = await partnerOf(deps.store, org, ctx.params['key'] ?? '');
     const flow = await currentFlow(deps.store, org, partner, 'inbound');
     if (!flow) throw new TdxError('no_inbound_flow', `Partner ${partner.key} has no active inbound flow: give it an inbound transaction set (and a working connection) in the configuration.`);
@@ -212,8 +235,10 @@ export function registerSubmissionRoutes(router: Router, deps: SubmissionDeps): 
       createdAt: at,
     };
 
+    const bodyHash = createHash('sha256');
     if (ctx.is('application/json')) {
       const raw = await readAll(ctx, deps.maxBytes);
+      bodyHash.update(raw);
       let parsed: unknown;
       try {
         parsed = JSON.parse(raw.toString('utf8'));
@@ -241,7 +266,7 @@ export function registerSubmissionRoutes(router: Router, deps: SubmissionDeps): 
         head.push(n.value);
       }
       checkInterchangeStart(Buffer.concat(head));
-      await deps.artifacts.putStream(record, bodyChunks(ctx, head, it, deps.maxBytes, seen));
+      await deps.artifacts.putStream(record, hashed(bodyChunks(ctx, head, it, deps.maxBytes, seen), bodyHash));
     }
 
     const message: StageMessage = {
@@ -265,9 +290,9 @@ export function registerSubmissionRoutes(router: Router, deps: SubmissionDeps): 
     };
     // The input node of a flow fed by SFTP or AS2 is not partner_endpoint; a submitted
     // interchange enters that flow's input node all the same (processed as if the partner sent it).
-    await withTimeout(deps.producer.produce([{ topic: stageTopic(inputNode.service), key: traceGuid, value: message }]), PRODUCE_TIMEOUT_MS);
-    ctx.status = 202;
-    ctx.body = { message: `Interchange accepted for partner ${partner.key}; it is processed on trace ${traceGuid}.`, traceGuid };
+    const work = [{ topic: stageTopic(inputNode.service), key: traceGuid, value: message }];
+    const answer = { message: `Interchange accepted for partner ${partner.key}; it is processed on trace ${traceGuid}.`, traceGuid };
+    await accept(ctx, deps, idem && { ...idem, fingerprint: idem.fingerprint(bodyHash.digest('hex')) }, org, traceGuid, work, answer, at, now);
   });
 
   documentOperation(submissionOperations.edi, { Accepted: ACCEPTED });
@@ -361,8 +386,15 @@ function registerDocumentRoute(router: Router, deps: SubmissionDeps, now: () => 
     const org = authOf(ctx).organizationId;
     const declared = Number(ctx.get('content-length') || '0');
     if (declared > deps.maxBytes) throw tooLarge(deps.maxBytes);
+    const idem = idempotencyOf(ctx, deps, 'documents');
+    const raw = await readAll(ctx, deps.maxBytes);
+    const fingerprint = idem?.fingerprint(createHash('sha256').update(raw).digest('hex'));
+    if (idem && fingerprint) {
+      const existing = await idem.store.get(org, idem.key);
+      if (existing) return answerRepeat(ctx, deps, existing, fingerprint, now());
+    }
     const partner = await partnerOf(deps.store, org, ctx.params['key'] ?? '');
-    const submission = readDocumentSubmission((await readAll(ctx, deps.maxBytes)).toString('utf8'));
+    const submission = readDocumentSubmission(raw.toString('utf8'));
     const setId = submission.transactionSetIdentifier;
     const what = `${setId}${submission.release ? ` release ${submission.release}` : ''}`;
     const flow = await currentFlow(deps.store, org, partner, 'outbound');
@@ -410,10 +442,87 @@ function registerDocumentRoute(router: Router, deps: SubmissionDeps, now: () => 
       createdAt: at,
       params: { transactionSetIdentifier: setId, release: setting.release },
     };
-    await withTimeout(deps.producer.produce([{ topic: stageTopic(entry.service), key: traceGuid, value: message }]), PRODUCE_TIMEOUT_MS);
-    ctx.status = 202;
-    ctx.body = { message: `Document accepted for partner ${partner.key} (${setId} release ${setting.release}); it is processed on trace ${traceGuid}.`, traceGuid };
+    const work = [{ topic: stageTopic(entry.service), key: traceGuid, value: message }];
+    const answer = { message: `Document accepted for partner ${partner.key} (${setId} release ${setting.release}); it is processed on trace ${traceGuid}.`, traceGuid };
+    await accept(ctx, deps, idem && fingerprint ? { ...idem, fingerprint } : null, org, traceGuid, work, answer, at, now);
   });
 
   documentOperation(submissionOperations.documents);
+}
+
+// --- Idempotency-Key (an extension: docs/api.md, "Extensions") --------------------------------
+
+interface Idempotency {
+  readonly store: IdempotencyStore;
+  readonly key: string;
+  /** The request's fingerprint from the SHA-256 (hex) of its body. */
+  fingerprint(bodySha256: string): string;
+}
+
+/** The request's `Idempotency-Key`, when it has one and the service keeps keys. */
+function idempotencyOf(ctx: Context, deps: SubmissionDeps, endpoint: 'edi' | 'documents'): Idempotency | null {
+  if (!deps.idempotency) return null;
+  // present but empty is refused, absent is no key
+  const raw = ctx.req.headers['idempotency-key'];
+  const key = idempotencyKeyOf(Array.isArray(raw) ? raw.join(', ') : raw);
+  if (key === null) return null;
+  const partnerKey = (ctx['params'] as Record<string, string | undefined>)['key'] ?? '';
+  return { store: deps.idempotency, key, fingerprint: (sha) => requestFingerprint(endpoint, partnerKey, sha) };
+}
+
+type Work = { topic: string; key: string; value: unknown }[];
+
+/**
+ * Produces the work and answers 202. With a key: the key is claimed first (after the bytes are
+ * stored, so a claimed key always has its document); a request that loses the claim to another
+ * replica answers as a repeat, and its stored bytes are never used (they age out).
+ */
+async function accept(ctx: Context, deps: SubmissionDeps, idem: (Omit<Idempotency, 'fingerprint'> & { fingerprint: string }) | null, org: string, traceGuid: string, work: Work, answer: { message: string; traceGuid: string }, at: Micros, now: () => Micros): Promise<void> {
+  const response = JSON.stringify({ status: 202, body: answer });
+  if (idem) {
+    const claim = await idem.store.claim({ organizationId: org, key: idem.key, fingerprint: idem.fingerprint, traceGuid, state: 'pending', response, work: JSON.stringify(work), createdAt: at });
+    if (!claim.claimed) return answerRepeat(ctx, deps, claim.existing, idem.fingerprint, now());
+  }
+  await withTimeout(deps.producer.produce(work), PRODUCE_TIMEOUT_MS);
+  if (idem) await idem.store.accept(org, idem.key, response, at, now());
+  ctx.status = 202;
+  ctx.body = answer;
+}
+
+/** A request whose key was seen: the first answer, or why not. */
+async function answerRepeat(ctx: Context, deps: SubmissionDeps, existing: IdempotencyRecord, fingerprint: string, now: Micros): Promise<void> {
+  if (existing.fingerprint !== fingerprint) throw reusedKey(existing.key);
+  if (existing.state === 'pending') {
+    if (now - existing.createdAt < IDEMPOTENCY_STALE_US) {
+      ctx.set('Retry-After', '1');
+      throw new TdxError('idempotency_key_in_use', `The first request with Idempotency-Key "${existing.key}" is still being taken; retry in a moment to read its answer.`, { reason: 'Idempotency-Key' });
+    }
+    // the first request stopped after its claim (its bytes are stored): its work is produced now, once
+    await withTimeout(deps.producer.produce(JSON.parse(existing.work) as Work), PRODUCE_TIMEOUT_MS);
+    if (existing.response !== null) await deps.idempotency!.accept(existing.organizationId, existing.key, existing.response, existing.createdAt, now);
+  }
+  const first = JSON.parse(existing.response ?? '{}') as { status?: number; body?: unknown };
+  ctx.set('Idempotent-Replayed', 'true');
+  ctx.status = first.status ?? 202;
+  ctx.body = first.body ?? { traceGuid: existing.traceGuid };
+}
+
+/** The SHA-256 (hex) of the whole body, read without keeping it, refusing more than `max` bytes. */
+async function hashBody(ctx: Context, max: number): Promise<string> {
+  const hash = createHash('sha256');
+  let n = 0;
+  for await (const c of ctx.req as AsyncIterable<Buffer>) {
+    n += c.length;
+    if (n > max) throw tooLarge(max);
+    hash.update(c);
+  }
+  return hash.digest('hex');
+}
+
+/** The chunks, each added to `hash` as it passes. */
+async function* hashed(chunks: AsyncIterable<Uint8Array>, hash: ReturnType<typeof createHash>): AsyncIterable<Uint8Array> {
+  for await (const c of chunks) {
+    hash.update(c);
+    yield c;
+  }
 }

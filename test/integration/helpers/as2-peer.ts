@@ -39,6 +39,8 @@ export interface PeerSendResult {
   mdnSigned?: boolean;
   mdnOriginalMessageId?: string;
   mdnRaw?: string;
+  /** Where the MDN came: in the HTTP response, or posted to the URL the message named. */
+  mdnVia?: 'response' | 'post';
 }
 
 /** Runs `peer.py send` with these arguments. */

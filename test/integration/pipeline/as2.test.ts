@@ -41,6 +41,7 @@ const demo = parse(readFileSync(path.join(root, 'deploy/demo/config.yaml'), 'utf
 // AS2 identifiers with a space: both sides quote them in headers (RFC 4130 §6.2)
 const US = 'TDX AS2';
 const PEER_ID = 'PYAS2 PEER';
+const ORG_PEER_ID = 'PYAS2 ORG PEER';
 const ours = keyPair('tdx-pipeline');
 const peerKeys = keyPair('peer-pipeline');
 const stranger = keyPair('stranger-pipeline');
@@ -155,6 +156,8 @@ describe.skipIf(python === null)('AS2 through the pipeline, against pyas2lib', (
         conn('peer-down', 'http://127.0.0.1:1/as2'),
         conn('peer-silent', silentUrl, { mdn: { ...asyncMdn, waitSeconds: 3 } }),
         conn('orphan', peer.url),
+        // a partner of its own AS2 identifier: reached through the organization's URL
+        conn('peer-org', peer.url, { partnerId: ORG_PEER_ID, requireEncryption: false }),
       ],
       sources: demo.sources!.filter((s) => s.name === 'erp-invoice'),
       implementations: [demo.implementations!.find((i) => i.name === 'demo-810-outbound')!, { name: 'po-850', version: '1', status: 'published', transactionSet: { identifier: '850', release: '004010' }, definition: { base: true } }],
@@ -165,6 +168,7 @@ describe.skipIf(python === null)('AS2 through the pipeline, against pyas2lib', (
         partner('NEG', 'peer-neg', [outbound810]),
         partner('DOWN', 'peer-down', [outbound810]),
         partner('SILENT', 'peer-silent', [outbound810]),
+        partner('ORGP', 'peer-org', [inbound850]),
       ],
     };
     // the demo's GADGET, as the demo file resolves with its keys (its url: this test's GADGET peer)
@@ -300,15 +304,23 @@ describe.skipIf(python === null)('AS2 through the pipeline, against pyas2lib', (
     expect(String(as2Of(failed)['disposition'])).toMatch(/processed\/error: authentication-failed/i);
   });
 
-  it('a message id received twice is acknowledged twice and processed once (the second payload is not taken in)', async () => {
+  it('a message id received twice is acknowledged twice and processed once; the id again with other content is refused, never a plain processed', async () => {
     const id = `dup-${Date.now()}@peer.test`;
-    const first = await peerSends('peer-sync', order(103, 'PO-FIRST'), '--message-id', id.split('@')[0]!);
+    const firstFile = order(103, 'PO-FIRST');
+    const first = await peerSends('peer-sync', firstFile, '--message-id', id.split('@')[0]!);
     const trace = as2TraceGuid(connectionIds.get('peer-sync')!, first.messageId);
     await p.settled(trace, 2);
-    const again = await peerSends('peer-sync', order(104, 'PO-SECOND'), '--message-id', id.split('@')[0]!);
+    const again = await peerSends('peer-sync', firstFile, '--message-id', id.split('@')[0]!);
     expect(again.messageId).toBe(first.messageId);
     expect([first.mdnStatus, again.mdnStatus]).toEqual(['processed', 'processed']);
     expect(again.mdnRaw).toMatch(/received before; it is acknowledged again and not processed twice/);
+    const other = await peerSends('peer-sync', order(104, 'PO-SECOND'), '--message-id', id.split('@')[0]!);
+    expect(other.messageId).toBe(first.messageId);
+    expect([other.mdnStatus, other.mdnDetail]).toEqual(['processed/error', 'unexpected-processing-error']);
+    expect(other.mdnRaw).toMatch(/received before with other content/);
+    // asked for an asynchronous receipt, a verified sender gets the refusal where it asked
+    const otherAsync = await peerSends('peer-sync', order(105, 'PO-THIRD'), '--message-id', id.split('@')[0]!, '--mdn', 'async');
+    expect([otherAsync.mdnStatus, otherAsync.mdnDetail, otherAsync.mdnVia]).toEqual(['processed/error', 'unexpected-processing-error', 'post']);
     // had the second been processed, its bytes would have replaced the input (same ids) and its PO the reference
     await new Promise((r) => setTimeout(r, 3000));
     const txs = await p.transactions(trace);
@@ -316,6 +328,22 @@ describe.skipIf(python === null)('AS2 through the pipeline, against pyas2lib', (
     const input = byService(await p.results(trace), 'as2_receive');
     expect(input).toHaveLength(1);
     expect(await artifactText(input[0]!.detail.artifacts![0]!.id)).toContain('PO-FIRST');
+  });
+
+  it('one receiving URL per organization routes by AS2-From and AS2-To; parties naming no single connection are refused', async () => {
+    const base = ['--key', file('peer.key.pem'), '--cert', file('peer.cert.pem'), '--partner-cert', file('ours.cert.pem'), '--sign', 'sha256', '--wait', '30'];
+    const sent = await peerSend(['--url', `${p.url}/as2/org/${p.org}`, '--file', order(120, 'PO-ORG-URL'), '--as2-from', ORG_PEER_ID, '--as2-to', US, '--mdn-sign', 'sha256', ...base]);
+    expect([sent.httpStatus, sent.mdnStatus, sent.mdnDetail, sent.mdnSigned]).toEqual([200, 'processed', null, true]);
+    const trace = as2TraceGuid(connectionIds.get('peer-org')!, sent.messageId);
+    const [t] = await p.settled(trace, 1);
+    expect([t!.partnerKey, t!.reference]).toEqual(['ORGP', 'PO-ORG-URL']);
+    // PEER and PEERASYNC share one pair of identifiers: only their per-connection URLs tell them apart
+    const shared = await peerSend(['--url', `${p.url}/as2/org/${p.org}`, '--file', order(121, 'PO-ORG-SHARED'), '--as2-from', PEER_ID, '--as2-to', US, ...base]);
+    expect([shared.httpStatus, shared.mdnStatus, shared.mdnDetail]).toEqual([200, 'processed/error', 'unknown-trading-partner']);
+    expect(shared.mdnRaw).toMatch(/[2-9] connections of this organization have them/);
+    const nobody = await peerSend(['--url', `${p.url}/as2/org/${p.org}`, '--file', order(122, 'PO-ORG-NOBODY'), '--as2-from', 'NOBODY', '--as2-to', US, ...base]);
+    expect([nobody.mdnStatus, nobody.mdnDetail]).toEqual(['processed/error', 'unknown-trading-partner']);
+    expect(await p.transactions(as2TraceGuid(connectionIds.get('peer-org')!, nobody.messageId))).toEqual([]);
   });
 
   it('refuses with the right negative MDN and stores nothing: no partner on the connection, a tampered message, a wrong certificate, an unknown AS2-To', async () => {

@@ -10,6 +10,7 @@ import {
   InMemoryReceivedMessages,
   isMdnRequest,
   mimeHeadersOf,
+  payloadSha256,
   postAsyncMdn,
   receiveAs2Message,
   receiveAsyncMdn,
@@ -22,6 +23,7 @@ import {
 import { loadCredentials } from '../../../../src/adapters/as2/keys.ts';
 import { buildMessage } from '../../../../src/adapters/as2/message.ts';
 import { evaluateMdn, parseMdn } from '../../../../src/adapters/as2/mdn.ts';
+import { as2MessageId } from '../../../../src/domain/as2-delivery.ts';
 import { as2SettingsOf } from '../../../../src/domain/as2-settings.ts';
 import type { As2Doc, As2Settings } from '../../../../src/domain/configuration.ts';
 import { credentials, keyPair } from '../../../support/as2-keys.ts';
@@ -52,7 +54,7 @@ beforeAll(async () => {
       const connectionId = (req.url ?? '').split('/').pop() ?? '';
       void receiveAs2Message(connectionId, { method: req.method ?? 'GET', headers: req.headers, body: Buffer.concat(chunks) }, lookup, received).then(async (out) => {
         outcomes.push(out);
-        if (out.ok && !out.duplicate) received.remember(connectionId, out.messageId);
+        if (out.ok && !out.duplicate) received.remember(connectionId, out.messageId, payloadSha256(out.payload));
         res.writeHead(out.reply.status, out.reply.headers);
         res.end(out.reply.body);
         if (out.asyncMdn) {
@@ -110,6 +112,49 @@ describe('send → receive over HTTP', () => {
     expect([first.send.mdnStatus, again.send.mdnStatus]).toEqual(['processed', 'processed']);
     expect([(first.receive as As2Accepted).duplicate, (again.receive as As2Accepted).duplicate]).toEqual([false, true]);
     expect(again.send.detail.micMatched).toBe(true);
+  });
+
+  it('a repeated message id with other content is refused with an error disposition, never a plain processed', async () => {
+    receiverSettings = settings({ requireEncryption: false });
+    const creds = loadCredentials(credentials(partner, ours));
+    const build = (payload: Buffer) => buildMessage({ payload, filename: 'x.edi', contentType: 'application/edi-x12', from: 'PARTNER', to: 'OURS', messageId: '<same-id-other-content@partner>', signing: 'sha256', encryption: null, compression: false, receipt: { signed: true, asyncUrl: null }, credentials: creds });
+    const first = await build(X12);
+    const taken = await receiveAs2Message('c-ours', { method: 'POST', headers: first.headers, body: first.body }, lookup, received);
+    expect(taken.ok).toBe(true);
+    received.remember('c-ours', 'same-id-other-content@partner', payloadSha256((taken as As2Accepted).payload));
+    const same = await build(X12);
+    const repeat = await receiveAs2Message('c-ours', { method: 'POST', headers: same.headers, body: same.body }, lookup, received);
+    expect(repeat).toMatchObject({ ok: true, duplicate: true });
+    const other = await build(Buffer.from(X12.toString('latin1').replace('000000001', '000000002'), 'latin1'));
+    const refused = await receiveAs2Message('c-ours', { method: 'POST', headers: other.headers, body: other.body }, lookup, received);
+    expect(refused).toMatchObject({ ok: false, modifier: 'unexpected-processing-error' });
+    const mdn = parseMdn(mimeHeadersOf(refused.reply.headers), refused.reply.body);
+    expect(mdn.disposition).toMatchObject({ type: 'processed', modifierKind: 'error' });
+    expect(refused.reply.body.toString('latin1')).toContain('received before with other content');
+  });
+
+  it('a required MIC algorithm this side cannot use is answered failed, not replaced by another', async () => {
+    receiverSettings = settings({ requireEncryption: false });
+    const msg = await buildMessage({ payload: X12, filename: 'x.edi', contentType: 'application/edi-x12', from: 'PARTNER', to: 'OURS', messageId: '<md5-required@partner>', signing: 'sha256', encryption: null, compression: false, receipt: { signed: true, asyncUrl: null }, credentials: loadCredentials(credentials(partner, ours)) });
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(msg.headers)) if (k.toLowerCase() !== 'disposition-notification-options') headers[k] = v;
+    headers['Disposition-Notification-Options'] = 'signed-receipt-protocol=required, pkcs7-signature; signed-receipt-micalg=required, md5';
+    const out = await receiveAs2Message('c-ours', { method: 'POST', headers, body: msg.body }, lookup, received);
+    expect(out.ok).toBe(false);
+    expect(out.detail.disposition).toBe('failed/Failure: unsupported MIC-algorithms');
+    const mdn = parseMdn(mimeHeadersOf(out.reply.headers), out.reply.body);
+    expect(mdn.disposition).toMatchObject({ type: 'failed', modifierKind: 'failure' });
+    expect(mdn.disposition?.modifier?.toLowerCase()).toBe('unsupported mic-algorithms');
+    // optional: the receipt is signed with a digest this side supports instead
+    headers['Disposition-Notification-Options'] = 'signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, md5, sha-256';
+    const ok = await receiveAs2Message('c-ours', { method: 'POST', headers, body: msg.body }, lookup, received);
+    expect(ok.ok).toBe(true);
+  });
+
+  it('outgoing Message-IDs are RFC 5322 msg-ids whatever the local AS2 identifier holds', () => {
+    const atext = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+";
+    const msgId = new RegExp(`^<${atext}(\\.${atext})*@${atext}(\\.${atext})*>$`);
+    for (const local of ['OURS', 'TDX US', '<a>@"b"', 'x..y', '...', ' ', 'Ünïcode id', 'a.b.', '.lead']) expect(as2MessageId(local, 'token-1')).toMatch(msgId);
   });
 
   it('an asynchronous receipt is posted to the sender and judged against what was sent', async () => {

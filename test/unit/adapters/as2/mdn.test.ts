@@ -36,8 +36,9 @@ describe('dispositions', () => {
   });
 
   it('reads what a sender asks of the receipt', () => {
-    expect(parseReceiptOptions('signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, sha-256, sha1, md5')).toEqual({ signed: true, micalgs: ['sha256', 'sha1'], unsupportedMicalgs: ['md5'] });
-    expect(parseReceiptOptions(undefined)).toEqual({ signed: false, micalgs: [], unsupportedMicalgs: [] });
+    expect(parseReceiptOptions('signed-receipt-protocol=optional, pkcs7-signature; signed-receipt-micalg=optional, sha-256, sha1, md5')).toEqual({ signed: true, micalgs: ['sha256', 'sha1'], unsupportedMicalgs: ['md5'], micalgRequired: false });
+    expect(parseReceiptOptions('signed-receipt-protocol=required, pkcs7-signature; signed-receipt-micalg=required, md5')).toEqual({ signed: true, micalgs: [], unsupportedMicalgs: ['md5'], micalgRequired: true });
+    expect(parseReceiptOptions(undefined)).toEqual({ signed: false, micalgs: [], unsupportedMicalgs: [], micalgRequired: false });
   });
 });
 
