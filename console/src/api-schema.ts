@@ -2457,7 +2457,10 @@ export interface paths {
         readonly post: {
             readonly parameters: {
                 readonly query?: never;
-                readonly header?: never;
+                readonly header?: {
+                    /** @description Extension (not part of the contract): 1 to 255 printable ASCII characters, a UUID for example. A repeat with the same key and the same request (endpoint, partner, body) within 24 hours answers what the first request answered (the same traceGuid, with `Idempotent-Replayed: true`) and starts nothing, on any API replica; the same key with another request answers 422 idempotency_key_reused; a repeat while the first request is still being taken answers 409 idempotency_key_in_use. Only accepted (202) answers are remembered. */
+                    readonly "Idempotency-Key"?: string;
+                };
                 readonly path: {
                     /** @description partner key, any case */
                     readonly key: string;
@@ -2491,7 +2494,7 @@ export interface paths {
                         readonly "application/json": components["schemas"]["Accepted"];
                     };
                 };
-                /** @description invalid_body: not JSON, or a field missing or of the wrong type (the message and `reason` name it) */
+                /** @description invalid_body: not JSON, or a field missing or of the wrong type (the message and `reason` name it); invalid_parameter: an Idempotency-Key that is not 1 to 255 printable ASCII characters */
                 readonly 400: {
                     headers: {
                         readonly [name: string]: unknown;
@@ -2527,6 +2530,15 @@ export interface paths {
                         readonly "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description idempotency_key_in_use (extension): the first request with this Idempotency-Key is still being taken; retry after Retry-After */
+                readonly 409: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content: {
+                        readonly "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description payload_too_large */
                 readonly 413: {
                     headers: {
@@ -2536,7 +2548,7 @@ export interface paths {
                         readonly "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description no_outbound_flow: no active outbound flow of the partner handles the set (and release) */
+                /** @description no_outbound_flow: no active outbound flow of the partner handles the set (and release); idempotency_key_reused (extension): the Idempotency-Key was used for another request in the last 24 hours */
                 readonly 422: {
                     headers: {
                         readonly [name: string]: unknown;
@@ -2586,7 +2598,10 @@ export interface paths {
         readonly post: {
             readonly parameters: {
                 readonly query?: never;
-                readonly header?: never;
+                readonly header?: {
+                    /** @description Extension (not part of the contract): 1 to 255 printable ASCII characters, a UUID for example. A repeat with the same key and the same request (endpoint, partner, body) within 24 hours answers what the first request answered (the same traceGuid, with `Idempotent-Replayed: true`) and starts nothing, on any API replica; the same key with another request answers 422 idempotency_key_reused; a repeat while the first request is still being taken answers 409 idempotency_key_in_use. Only accepted (202) answers are remembered. */
+                    readonly "Idempotency-Key"?: string;
+                };
                 readonly path: {
                     /** @description partner key, any case */
                     readonly key: string;
@@ -2612,7 +2627,7 @@ export interface paths {
                         readonly "application/json": components["schemas"]["Accepted"];
                     };
                 };
-                /** @description invalid_body: empty, not JSON, or not an X12 interchange */
+                /** @description invalid_body: empty, not JSON, or not an X12 interchange; invalid_parameter: an Idempotency-Key that is not 1 to 255 printable ASCII characters */
                 readonly 400: {
                     headers: {
                         readonly [name: string]: unknown;
@@ -2648,6 +2663,15 @@ export interface paths {
                         readonly "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description idempotency_key_in_use (extension): the first request with this Idempotency-Key is still being taken; retry after Retry-After */
+                readonly 409: {
+                    headers: {
+                        readonly [name: string]: unknown;
+                    };
+                    content: {
+                        readonly "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description payload_too_large */
                 readonly 413: {
                     headers: {
@@ -2657,7 +2681,7 @@ export interface paths {
                         readonly "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description no_inbound_flow */
+                /** @description no_inbound_flow; idempotency_key_reused (extension): the Idempotency-Key was used for another request in the last 24 hours */
                 readonly 422: {
                     headers: {
                         readonly [name: string]: unknown;
