@@ -22,6 +22,7 @@ import type { ResultEvent } from '../wire/result-event.v1.ts';
 import type { LogEvent } from '../wire/log-event.v1.ts';
 import type { FeedRequestMessage } from '../wire/feed-request.v1.ts';
 import type { TransactionChange } from '../wire/transaction-change.v1.ts';
+import type { RecordEvents } from '../wire/record-events.v1.ts';
 import { delayTierFor, type DelayedMessage } from '../wire/delayed.v1.ts';
 import { stageTopic } from '../wire/topics.ts';
 import type { NodeService } from '../domain/node-services.ts';
@@ -88,15 +89,53 @@ export function feedRequestMessage(f: FeedRequest): FeedRequestMessage {
   };
 }
 
+/** Estimated encoded bytes most of one `events.records` message. */
+export const RECORD_EVENTS_BYTES = 256 * 1024;
+
+/**
+ * The `events.records` messages of a pass: per trace, its results, log entries and transaction
+ * changes, in as few messages as the size bound allows (each in the order written).
+ */
+export function recordEventMessages(results: readonly ResultRecord[], logs: readonly LogRecord[], changes: Iterable<TransactionChange>, most = RECORD_EVENTS_BYTES): OutgoingMessage[] {
+  interface Open {
+    results: ResultEvent[];
+    logs: LogEvent[];
+    changes: TransactionChange[];
+    bytes: number;
+  }
+  const open = new Map<string, Open>();
+  const out: OutgoingMessage[] = [];
+  const close = (trace: string, o: Open): void => {
+    const value: RecordEvents = { results: o.results, logs: o.logs, changes: o.changes };
+    out.push({ topic: TOPICS.records, key: trace, value });
+  };
+  const add = (trace: string, bytes: number, put: (o: Open) => void): void => {
+    let o = open.get(trace);
+    if (o && o.bytes + bytes > most) {
+      close(trace, o);
+      o = undefined;
+    }
+    if (!o) open.set(trace, (o = { results: [], logs: [], changes: [], bytes: 0 }));
+    put(o);
+    o.bytes += bytes;
+  };
+  for (const r of results) {
+    const ev = resultEvent(r);
+    add(r.traceGuid, 300 + ev.detail.length + (ev.errorMessage?.length ?? 0), (o) => o.results.push(ev));
+  }
+  for (const l of logs) add(l.traceGuid, 150 + l.message.length, (o) => o.logs.push(logEvent(l)));
+  for (const c of changes) add(c.traceGuid, 120, (o) => o.changes.push(c));
+  for (const [trace, o] of open) close(trace, o);
+  return out;
+}
+
 /** The messages of `e`, in produce order (`encode` gives the registry bytes of a delayed message's payload). */
 export function messagesOf(e: Effects, changedAt: Micros, encode: Emitter['encode']): OutgoingMessage[] {
   const out: OutgoingMessage[] = [];
-  for (const r of e.results) out.push({ topic: TOPICS.results, key: r.traceGuid, value: resultEvent(r) });
   const changed = new Map<string, TransactionChange>();
   for (const t of e.transactions) changed.set(t.id, { id: t.id, organizationId: t.organizationId, traceGuid: t.traceGuid, changedAt });
   for (const u of e.updates) changed.set(u.id, { id: u.id, organizationId: u.organizationId, traceGuid: u.traceGuid, changedAt });
-  for (const c of changed.values()) out.push({ topic: TOPICS.transactions, key: c.traceGuid, value: c });
-  for (const l of e.logs) out.push({ topic: TOPICS.logs, key: l.traceGuid, value: logEvent(l) });
+  out.push(...recordEventMessages(e.results, e.logs, changed.values()));
   for (const f of e.feed) out.push({ topic: TOPICS.feedRequests, key: f.traceGuid, value: feedRequestMessage(f) });
   for (const m of e.emit) out.push({ topic: m.topic, key: m.key, value: m.value });
   for (const l of e.later) {

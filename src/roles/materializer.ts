@@ -2,7 +2,8 @@
  * The materializer role: two consumers.
  *
  * - The projector (group `materializer`) writes results and log entries into ClickHouse as they
- *   arrive, and projects each changed transaction: it reads the row from Cassandra (the system
+ *   arrive (a pass's in one `events.records` message per trace; single events on
+ *   `events.results`, `events.logs`, `events.transactions`), and projects each changed transaction: it reads the row from Cassandra (the system
  *   of record, written field by field by several steps) and inserts it, so the list always
  *   converges on the stored row.
  * - The feed sequencer (group `feed-sequencer`, the single consumer of the one-partition
@@ -25,6 +26,7 @@ import type { FeedEntry } from '../wire/feed-entry.v1.ts';
 import type { LogEvent } from '../wire/log-event.v1.ts';
 import type { ResultEvent } from '../wire/result-event.v1.ts';
 import type { TransactionChange } from '../wire/transaction-change.v1.ts';
+import type { RecordEvents } from '../wire/record-events.v1.ts';
 import type { Resources } from './resources.ts';
 import { documentCounts } from '../domain/metrics.ts';
 
@@ -64,21 +66,33 @@ export function materializerRole(resources: Resources): Role {
       const projector = new ConsumerRunner<unknown>(deps, {
         name: 'materializer',
         group: 'materializer',
-        topics: [TOPICS.results, TOPICS.logs, TOPICS.transactions],
+        topics: [TOPICS.records, TOPICS.results, TOPICS.logs, TOPICS.transactions],
         partitionsConcurrently: 8,
         // each insert makes a ClickHouse part: while documents trickle in, gather up to a
         // quarter of a second (or 256 KiB) of events into each fetch rather than one or two
         ...BATCHED_FETCH,
         handleBatch: async (messages, { logger: log }) => {
           const topic = messages[0]!.topic;
-          if (topic === TOPICS.results) {
-            await insertRows(clickhouse, 'results', messages.map((m) => resultRow(m.value as ResultEvent)), maxRows);
-          } else if (topic === TOPICS.logs) {
-            await insertRows(clickhouse, 'logs', messages.map((m) => logRow(m.value as LogEvent)), maxRows);
-          } else {
+          // a batch is of one partition of one topic: the events of a pass come together in
+          // events.records; the single-event topics carry other writers' (and older) events
+          const results: ResultEvent[] = [];
+          const logs: LogEvent[] = [];
+          const changes: TransactionChange[] = [];
+          for (const m of messages) {
+            if (topic === TOPICS.records) {
+              const v = m.value as RecordEvents;
+              results.push(...v.results);
+              logs.push(...v.logs);
+              changes.push(...v.changes);
+            } else if (topic === TOPICS.results) results.push(m.value as ResultEvent);
+            else if (topic === TOPICS.logs) logs.push(m.value as LogEvent);
+            else changes.push(m.value as TransactionChange);
+          }
+          if (results.length > 0) await insertRows(clickhouse, 'results', results.map(resultRow), maxRows);
+          if (logs.length > 0) await insertRows(clickhouse, 'logs', logs.map(logRow), maxRows);
+          if (changes.length > 0) {
             const byOrg = new Map<string, Set<string>>();
-            for (const m of messages) {
-              const c = m.value as TransactionChange;
+            for (const c of changes) {
               let ids = byOrg.get(c.organizationId);
               if (!ids) byOrg.set(c.organizationId, (ids = new Set()));
               ids.add(c.id);

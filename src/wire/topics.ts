@@ -16,12 +16,14 @@ import * as replayCommand from './replay-command.v1.ts';
 import * as delayed from './delayed.v1.ts';
 import * as schedulerControl from './scheduler-control.v1.ts';
 import * as deadLetter from './dead-letter.v1.ts';
+import * as recordEvents from './record-events.v1.ts';
 
 export type StageTopic = `stage.${NodeService}`;
 export type DelayTopic = `delay.${(typeof delayed.DELAY_TIERS_SECONDS)[number]}s`;
 
 /** Names of the non-stage topics. */
 export const TOPICS = {
+  records: 'events.records',
   results: 'events.results',
   transactions: 'events.transactions',
   logs: 'events.logs',
@@ -49,11 +51,13 @@ export const ALL_CODECS: readonly Codec<unknown>[] = [
   delayed.codec,
   schedulerControl.codec,
   deadLetter.codec,
+  recordEvents.codec,
 ] as Codec<unknown>[];
 
 /** Topic name (without prefix) → codec of its values. */
 export const TOPIC_CODECS: ReadonlyMap<string, Codec<unknown>> = new Map<string, Codec<unknown>>([
   ...NODE_SERVICES.map((s) => [stageTopic(s), stage.codec as Codec<unknown>] as const),
+  [TOPICS.records, recordEvents.codec],
   [TOPICS.results, resultEvent.codec],
   [TOPICS.transactions, transactionChange.codec],
   [TOPICS.feedRequests, feedRequest.codec],

@@ -11,6 +11,7 @@ import { Resources } from '../../../src/roles/resources.ts';
 import { materializerRole, readFeedWatermark } from '../../../src/roles/materializer.ts';
 import type { Role } from '../../../src/roles/role.ts';
 import type { FeedRequestMessage } from '../../../src/wire/feed-request.v1.ts';
+import type { RecordEvents } from '../../../src/wire/record-events.v1.ts';
 import type { StoredTransaction } from '../../../src/domain/records.ts';
 import { feedEntryId } from '../../../src/domain/ids.ts';
 import { fromChTime } from '../../../src/adapters/clickhouse/client.ts';
@@ -112,5 +113,32 @@ describe('feed sequencer', () => {
     expect(fromChTime(four[0]!.created_at)).toBe(times[0]);
     expect(fromChTime(four[3]!.created_at)).toBeGreaterThan(times[2]!);
     expect((await stores.transactions.get('org-m', 'tx-1'))!.deliveredAt).toBe(times[0]);
+  });
+});
+
+describe('projector', () => {
+  it('projects the results, log entries and transaction changes of an events.records message', async () => {
+    const wire = await resources.wire();
+    const producer = await resources.producer();
+    const stores = await resources.stores();
+    await stores.transactions.record([transaction('tx-r1', 'trace-r'), transaction('tx-r2', 'trace-r')]);
+    const now = Date.now() * 1000;
+    const result = (id: string, tx: string) => ({ id, organizationId: 'org-m', traceGuid: 'trace-r', transactionId: tx, flowId: null, nodeId: 'n-map', nodeName: 'Map', service: 'mapping', status: 'success' as const, direction: 'inbound' as const, partnerKey: 'ACME', errorMessage: null, resend: false, detail: '{}', createdAt: now, updatedAt: now, version: now });
+    const value: RecordEvents = {
+      results: [result('res-r1', 'tx-r1'), result('res-r2', 'tx-r2')],
+      logs: [{ id: 'log-r1', organizationId: 'org-m', traceGuid: 'trace-r', level: 'info', message: 'mapped two sets', nodeName: 'Map', createdAt: now }],
+      changes: [{ id: 'tx-r1', organizationId: 'org-m', traceGuid: 'trace-r', changedAt: now }, { id: 'tx-r2', organizationId: 'org-m', traceGuid: 'trace-r', changedAt: now }],
+    };
+    await producer.send([{ topic: wire.topic('events.records'), key: 'trace-r', value: wire.encode('events.records', value) }]);
+    const ch = await resources.clickhouse();
+    const count = async (table: string): Promise<number> => {
+      const rs = await ch.client.query({ query: `SELECT count() AS n FROM ${db}.${table} FINAL WHERE org_id = 'org-m' AND trace_guid = 'trace-r'`, format: 'JSONEachRow' });
+      return Number((await rs.json<{ n: string }>())[0]!.n);
+    };
+    const counts = await eventually(async () => {
+      const c = [await count('results'), await count('logs'), await count('transactions')];
+      return c.every((n) => n > 0) && c[0] === 2 && c[2] === 2 ? c : undefined;
+    }, 60_000, 'the projected rows');
+    expect(counts).toEqual([2, 1, 2]);
   });
 });

@@ -1,7 +1,9 @@
 /** What the runtime writes for a step's effects (src/nodes/runtime.ts applyEffects). */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { applyEffects } from '../../../src/nodes/runtime.ts';
+import { applyEffects, recordEventMessages } from '../../../src/nodes/runtime.ts';
+import * as recordEvents from '../../../src/wire/record-events.v1.ts';
+import type { RecordEvents } from '../../../src/wire/record-events.v1.ts';
 import { effects } from '../../../src/nodes/step.ts';
 import type { ArtifactRecord, StoredTransaction } from '../../../src/domain/records.ts';
 import { doc } from '../support/acme.ts';
@@ -76,7 +78,36 @@ describe('applyEffects: transactions recorded with their updates', () => {
     expect(await t.get('org-1', 'elsewhere')).toMatchObject({ completed: true });
     expect(await t.get('org-1', 'plain')).toMatchObject({ acknowledgmentStatus: 'accepted', completed: false });
     // one change event per transaction, folded or not
-    const changes = deps.memory.emitter.sent.filter((m) => m.topic === 'events.transactions').map((m) => (m.value as { id: string }).id).sort();
+    const changes = deps.memory.emitter.on<{ id: string }>('events.transactions').map((c) => c.id).sort();
     expect(changes).toEqual(['elsewhere', 'mapped', 'plain']);
+  });
+});
+
+describe('events.records messages', () => {
+  const result = (id: string, trace: string, detail: Record<string, unknown> = {}) =>
+    ({ id, organizationId: 'org-1', traceGuid: trace, transactionId: null, flowId: null, nodeId: 'n', nodeName: 'Map', service: 'mapping', status: 'success', direction: 'inbound', partnerKey: null, resend: false, detail, payload: null, createdAt: 1, updatedAt: 1 }) as never;
+  const log = (id: string, trace: string) => ({ id, organizationId: 'org-1', traceGuid: trace, level: 'info' as const, message: 'm', nodeName: null, createdAt: 1 });
+
+  it('carry a trace\'s results, log entries and changes in one message keyed by the trace, in the order written', () => {
+    const out = recordEventMessages([result('r1', 'A'), result('r2', 'B'), result('r3', 'A')], [log('l1', 'B'), log('l2', 'A')], [{ id: 't1', organizationId: 'org-1', traceGuid: 'A', changedAt: 5 }]);
+    expect(out.map((m) => [m.topic, m.key])).toEqual([
+      ['events.records', 'A'],
+      ['events.records', 'B'],
+    ]);
+    const a = out[0]!.value as RecordEvents;
+    expect(a.results.map((r) => r.id)).toEqual(['r1', 'r3']);
+    expect(a.logs.map((l) => l.id)).toEqual(['l2']);
+    expect(a.changes.map((c) => c.id)).toEqual(['t1']);
+    expect((out[1]!.value as RecordEvents).results.map((r) => r.id)).toEqual(['r2']);
+  });
+
+  it('are cut at the size bound, losing and repeating nothing', () => {
+    const many = Array.from({ length: 50 }, (_, i) => result(`r${i}`, 'A', { text: 'x'.repeat(1000) }));
+    const out = recordEventMessages(many, [], [], 10_000);
+    expect(out.length).toBeGreaterThan(4);
+    expect(out.every((m) => m.key === 'A')).toBe(true);
+    expect(out.flatMap((m) => (m.value as RecordEvents).results.map((r) => r.id))).toEqual(many.map((r: { id: string }) => r.id));
+    // and each encodes within the bound
+    for (const m of out) expect(recordEvents.encode(m.value as RecordEvents, 1).length).toBeLessThanOrEqual(10_000);
   });
 });

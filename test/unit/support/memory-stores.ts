@@ -222,8 +222,15 @@ export class MemoryEmitter implements Emitter {
   encode(topic: string, value: unknown): Buffer {
     return Buffer.from(JSON.stringify({ topic, value }));
   }
+  /**
+   * The values produced on `topic`; for `events.results`, `events.logs` and
+   * `events.transactions`, also the results, log entries and changes carried in
+   * `events.records` messages, in the order produced.
+   */
   on<T = unknown>(topic: string): T[] {
-    return this.sent.filter((m) => m.topic === topic).map((m) => m.value as T);
+    const carried = { 'events.results': 'results', 'events.logs': 'logs', 'events.transactions': 'changes' } as const;
+    const field = carried[topic as keyof typeof carried] as 'results' | 'logs' | 'changes' | undefined;
+    return this.sent.flatMap((m) => (m.topic === topic ? [m.value as T] : field && m.topic === 'events.records' ? ((m.value as Record<typeof field, T[]>)[field] ?? []) : []));
   }
 }
 

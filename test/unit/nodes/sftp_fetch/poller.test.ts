@@ -175,7 +175,7 @@ describe('SftpPoller', () => {
     expect(s.r.artifacts.rows.size).toBe(0);
     expect(s.inbox.removed).toEqual([path]);
     expect(s.store.files.map((f) => f.state)).toEqual(['removed']);
-    const logs = s.r.produced.filter((m) => m.topic === 'events.logs').map((m) => m.value as { traceGuid: string; level: string; message: string });
+    const logs = s.r.produced.filter((m) => m.topic === 'events.records').flatMap((m) => (m.value as { logs: { traceGuid: string; level: string; message: string }[] }).logs);
     expect(logs).toEqual([expect.objectContaining({ traceGuid: 'trace-earlier', level })]);
     expect(logs[0]!.message).toContain('acme/outbox/PO-1.edi');
   });
@@ -199,7 +199,7 @@ describe('SftpPoller', () => {
     expect(results[0]).toMatchObject({ status: 'error', service: 'sftp_fetch', nodeName: 'Fetch from SFTP', partnerKey: 'ACME' });
     expect(results[0]!.detail.errorMessage).toBe(`Polling sftp.example:acme/outbox failed: ${s.inbox.failList.message}`);
     expect(results[0]!.detail.sftp).toEqual({ host: 'sftp.example', directory: DIR });
-    expect(s.r.produced.filter((m) => m.topic === 'events.logs').map((m) => (m.value as { level: string }).level)).toEqual(['error']);
+    expect(s.r.produced.filter((m) => m.topic === 'events.records').flatMap((m) => (m.value as { logs: { level: string }[] }).logs.map((l) => l.level))).toEqual(['error']);
     expect(s.store.states.get('org|c1')).toMatchObject({ lastPollOk: false, lastError: s.inbox.failList.message, polls: 1 });
     expect(s.store.leases.size).toBe(0);
     // a second poll: a second trace
