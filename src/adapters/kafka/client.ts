@@ -5,6 +5,7 @@ import { Kafka, Partitioners, logLevel, type Message, type Producer, type LogEnt
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../logger.ts';
 import { TdxError } from '../../errors.ts';
+import { quietRequestQueues } from './idle-timer.ts';
 
 /** A dependency check run by GET /readyz (structurally the HealthCheck of src/http/app.ts). */
 export interface HealthCheck {
@@ -26,6 +27,7 @@ function logCreator(logger: Logger) {
 
 /** The process's kafkajs client: brokers and client id from configuration. */
 export function createKafka(config: Config, logger: Logger, clientSuffix = '', limits: { retries?: number; requestTimeoutMs?: number } = {}): Kafka {
+  quietRequestQueues();
   return new Kafka({
     clientId: `${config.serviceName}${clientSuffix}`,
     brokers: [...config.kafka.brokers],
