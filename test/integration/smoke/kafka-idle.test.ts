@@ -15,7 +15,7 @@ describe('an idle Kafka consumer', () => {
   it('checks its request queues a few times a second, not a thousand', async () => {
     const iso = isolatedConfig();
     const kafka = createKafka(iso.config, createLogger({ ...iso.config, logLevel: 'silent' }));
-    const queue = (createRequire(import.meta.url)('kafkajs/src/network/requestQueue/index.js') as { prototype: { checkPendingRequests(): void } }).prototype;
+    const queue = (createRequire(import.meta.url)('kafkajs/src/network/requestQueue/index.js') as { prototype: { checkPendingRequests: (this: unknown) => void } }).prototype;
     const topic = `${createTestTopicPrefix()}idle`;
     const admin = kafka.admin();
     await admin.connect();
@@ -30,7 +30,7 @@ describe('an idle Kafka consumer', () => {
     try {
       await consumer.connect();
       await consumer.subscribe({ topics: [topic], fromBeginning: true });
-      await consumer.run({ eachMessage: async () => undefined });
+      await consumer.run({ eachMessage: () => Promise.resolve() });
       await new Promise((r) => setTimeout(r, 1500)); // joined and fetching
       checks = 0;
       await new Promise((r) => setTimeout(r, 3000));
