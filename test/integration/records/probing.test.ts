@@ -112,6 +112,8 @@ const ID_PATHS: IdPath[] = [
   { template: '/platform/implementations/{id}/guide', method: 'GET', kind: 'implementation', path: (id) => `/platform/implementations/${id}/guide` },
   { template: '/platform/implementations/{id}/export', method: 'GET', kind: 'implementation', path: (id) => `/platform/implementations/${id}/export` },
   { template: '/platform/sources/{id}', method: 'GET', kind: 'source', path: (id) => `/platform/sources/${id}` },
+  // an extension (docs/api.md): a recovery run's progress; the fixture starts none, so every probe is another kind's id or malformed
+  { template: '/platform/recoveries/{id}', method: 'GET', kind: 'recovery', path: (id) => `/platform/recoveries/${id}` },
 ];
 
 /** Ids no organization has, as sent in the path (percent-encoded where a raw character would not survive). */
