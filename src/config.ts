@@ -4,8 +4,11 @@
  * deeply frozen `Config` that callers pass down (no module imports configuration globally).
  * docs/configuration.md lists every variable.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TdxError } from './errors.ts';
+import { parseKeyEntry, SecretKeyring, type SecretKeyEntry } from './domain/secret-envelope.ts';
 
 export interface Config {
   /** Deployment name, used in logs and Kafka client ids. @default "tdx" */
@@ -186,6 +189,17 @@ export interface Config {
     /** API key `tdx mcp` connects with when `--key` is not given. @default undefined */
     readonly apiKey: string | undefined;
   };
+  /** Operator keys that encrypt partners' secrets at rest (docs/secrets.md). */
+  readonly secrets: {
+    /**
+     * The keys of `TDX_SECRETS_KEYS` (`id:base64,...`) followed by those of the key file, one
+     * `id:base64` a line; the active one (`TDX_SECRETS_ACTIVE_KEY`, else the first listed)
+     * encrypts, every one decrypts. The key bytes never leave the keyring (not in JSON, not in logs).
+     */
+    readonly keyring: SecretKeyring;
+    /** The key file read: `TDX_SECRETS_KEY_FILE`, else `<dataDir>/secret-keys` when it exists. @default "<dataDir>/secret-keys" */
+    readonly keyFile: string;
+  };
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -266,6 +280,66 @@ function fetchPauseOf(r: Reader): Config['sftp']['fetchPause'] {
     return undefined;
   }
   return { phase: m[1] as 'claimed' | 'produced', ms: Number(m[2]) };
+}
+
+/**
+ * The operator keys: `TDX_SECRETS_KEYS` then the key file (`TDX_SECRETS_KEY_FILE`, required to
+ * exist when set; otherwise `<dataDir>/secret-keys`, read when it exists). Every problem names
+ * its setting. No key at all is not an error here: commands that never touch a secret run
+ * without one, and `tdx start` refuses to start without one (`requireSecretKeys`).
+ */
+function secretsOf(r: Reader, dataDir: string): Config['secrets'] {
+  const entries: SecretKeyEntry[] = [];
+  const add = (e: SecretKeyEntry | string): void => {
+    if (typeof e === 'string') return void r.problems.push(e);
+    const same = entries.find((x) => x.id === e.id);
+    if (same === undefined) entries.push(e);
+    else if (Buffer.compare(Buffer.from(same.key), Buffer.from(e.key)) !== 0) r.problems.push(`TDX_SECRETS_KEYS / TDX_SECRETS_KEY_FILE: key id "${e.id}" is given twice with different keys`);
+  };
+  const inline = r.optional('TDX_SECRETS_KEYS');
+  if (inline !== undefined) {
+    inline.split(',').map((x) => x.trim()).filter(Boolean).forEach((item, i) => add(parseKeyEntry(item, `TDX_SECRETS_KEYS (entry ${i + 1})`)));
+  }
+  const explicitFile = r.optional('TDX_SECRETS_KEY_FILE');
+  const keyFile = path.resolve(explicitFile ?? path.join(dataDir, 'secret-keys'));
+  let text: string | undefined;
+  try {
+    text = readFileSync(keyFile, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (explicitFile !== undefined || code !== 'ENOENT') r.problems.push(`TDX_SECRETS_KEY_FILE: cannot read "${keyFile}" (${code ?? 'error'})`);
+  }
+  if (text !== undefined) {
+    text.split('\n').forEach((line, i) => {
+      const t = line.trim();
+      if (t === '' || t.startsWith('#')) return;
+      add(parseKeyEntry(t, `TDX_SECRETS_KEY_FILE (${keyFile} line ${i + 1})`));
+    });
+  }
+  const active = r.optional('TDX_SECRETS_ACTIVE_KEY');
+  if (active !== undefined && !entries.some((e) => e.id === active)) {
+    r.problems.push(`TDX_SECRETS_ACTIVE_KEY: "${active}" is not among the keys of TDX_SECRETS_KEYS / TDX_SECRETS_KEY_FILE`);
+  }
+  const settings = 'TDX_SECRETS_KEYS / TDX_SECRETS_KEY_FILE';
+  const usable = active === undefined || entries.some((e) => e.id === active);
+  return { keyring: SecretKeyring.of(entries, usable ? active : undefined, settings), keyFile };
+}
+
+/**
+ * Refuses a configuration without an operator key, naming the settings: for the commands that
+ * read or write secrets (`tdx start`, `tdx config apply`, `tdx admin secrets rotate`).
+ */
+export function requireSecretKeys(config: Config): SecretKeyring {
+  const ring = config.secrets.keyring;
+  if (ring.active === undefined) {
+    throw new TdxError(
+      'config_invalid',
+      `Invalid configuration: TDX_SECRETS_KEYS / TDX_SECRETS_KEY_FILE: no operator key for partners' secrets (looked for TDX_SECRETS_KEYS and the key file ${config.secrets.keyFile}); ` +
+        'create one with `npx tdx admin secrets keygen` (docs/secrets.md)',
+      { details: { problems: ['TDX_SECRETS_KEYS / TDX_SECRETS_KEY_FILE: no operator key'] } },
+    );
+  }
+  return ring;
 }
 
 /** Parses and validates the environment once. Throws `config_invalid` listing every bad field. */
@@ -368,6 +442,7 @@ export function loadConfig(env: Env = process.env): Config {
     mcp: {
       apiKey: r.optional('TDX_API_KEY'),
     },
+    secrets: secretsOf(r, dataDir),
   };
   if (!/^[A-Za-z0-9_]+$/.test(config.cassandra.keyspace)) {
     r.problems.push(`CASSANDRA_KEYSPACE: letters, digits and underscores only, got "${config.cassandra.keyspace}"`);

@@ -214,7 +214,7 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
     const cql = await reader.cassandra();
     const orgs = new CassandraOrganizationStore(cql);
     const org = (await createOrganization(orgs, 'Chaos run')).id;
-    await applyConfig(orgs, new CassandraConfigAdminStore(cql), org, configuration({ webhookUrl: receiver.url, secret, sftp: sftp.connectionFields(), dirs, demo }), x12ImplementationEngine, { author: 'chaos' });
+    await applyConfig(orgs, new CassandraConfigAdminStore(cql, iso.config.secrets.keyring), org, configuration({ webhookUrl: receiver.url, secret, sftp: sftp.connectionFields(), dirs, demo }), x12ImplementationEngine, { author: 'chaos' });
     const { key } = await createApiKey(orgs, org, 'standard', 'chaos');
     const stores = await reader.stores();
 
