@@ -57,6 +57,11 @@ export interface Config {
     readonly groupPrefix: string;
     /** Replication factor of topics `tdx migrate` creates. @default 1 */
     readonly replicationFactor: number;
+    /**
+     * `min.insync.replicas` of every topic `tdx migrate` creates or aligns (a cluster: 2 with a
+     * replication factor of 3); unset: the broker's default. @default undefined
+     */
+    readonly minInsyncReplicas: number | undefined;
     /** When set, every topic is created with this many partitions instead of its topics/ file value (tests use 1). @default undefined */
     readonly partitionsOverride: number | undefined;
     /** Consumer group session timeout. @default 30000 */
@@ -78,7 +83,17 @@ export interface Config {
     /** @default ["127.0.0.1:9042"] */ readonly contactPoints: readonly string[];
     /** @default "datacenter1" */ readonly localDataCenter: string;
     /** @default "tdx" */ readonly keyspace: string;
-    /** @default 1 */ readonly replicationFactor: number;
+    /** Replication factor of the keyspace `tdx migrate` creates (SimpleStrategy). @default 1 */
+    readonly replicationFactor: number;
+    /**
+     * Consistency of every read and write (read-your-writes across replicas needs a quorum on
+     * both sides: LOCAL_QUORUM or QUORUM). @default "LOCAL_QUORUM"
+     */
+    readonly consistency: CassandraConsistency;
+    /** Consistency of the Paxos phase of lightweight transactions (`IF ...`). @default "SERIAL" */
+    readonly serialConsistency: 'SERIAL' | 'LOCAL_SERIAL';
+    /** How long the driver waits for a node's answer before trying another or failing the request. @default 12000 */
+    readonly requestTimeoutMs: number;
     /**
      * Retention of transactions, results, logs, feed entries and document bytes, in seconds from
      * each record's creation (Cassandra TTLs, ClickHouse TTLs, reader cut-offs, the feed topic's
@@ -203,6 +218,9 @@ export interface Config {
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+export const CASSANDRA_CONSISTENCIES = ['LOCAL_QUORUM', 'QUORUM', 'EACH_QUORUM', 'ALL', 'LOCAL_ONE', 'ONE'] as const;
+export type CassandraConsistency = (typeof CASSANDRA_CONSISTENCIES)[number];
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -372,6 +390,7 @@ export function loadConfig(env: Env = process.env): Config {
       topicPrefix: r.string('TDX_TOPIC_PREFIX', 'tdx.'),
       groupPrefix: r.string('TDX_GROUP_PREFIX', 'tdx.'),
       replicationFactor: r.int('KAFKA_REPLICATION_FACTOR', 1, 1, 9),
+      minInsyncReplicas: r.optional('KAFKA_MIN_INSYNC_REPLICAS') === undefined ? undefined : r.int('KAFKA_MIN_INSYNC_REPLICAS', 1, 1, 9),
       partitionsOverride: r.optional('TDX_TOPIC_PARTITIONS') === undefined ? undefined : r.int('TDX_TOPIC_PARTITIONS', 1, 1, 1000),
       sessionTimeoutMs: r.int('KAFKA_SESSION_TIMEOUT_MS', 30_000, 6_000, 300_000),
       consumerAttempts: r.int('TDX_CONSUMER_ATTEMPTS', 5, 1, 100),
@@ -387,6 +406,9 @@ export function loadConfig(env: Env = process.env): Config {
       localDataCenter: r.string('CASSANDRA_LOCAL_DC', 'datacenter1'),
       keyspace: r.string('CASSANDRA_KEYSPACE', 'tdx'),
       replicationFactor: r.int('CASSANDRA_REPLICATION_FACTOR', 1, 1, 9),
+      consistency: r.oneOf('CASSANDRA_CONSISTENCY', CASSANDRA_CONSISTENCIES, 'LOCAL_QUORUM'),
+      serialConsistency: r.oneOf('CASSANDRA_SERIAL_CONSISTENCY', ['SERIAL', 'LOCAL_SERIAL'] as const, 'SERIAL'),
+      requestTimeoutMs: r.int('CASSANDRA_REQUEST_TIMEOUT_MS', 12_000, 100, 600_000),
       retentionSeconds: r.int('TDX_RETENTION_SECONDS', 45 * 24 * 3600, 1, 10 * 365 * 24 * 3600),
     },
     clickhouse: {
@@ -449,6 +471,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (!/^[A-Za-z0-9_]+$/.test(config.clickhouse.database)) {
     r.problems.push(`CLICKHOUSE_DATABASE: letters, digits and underscores only, got "${config.clickhouse.database}"`);
+  }
+  if (config.kafka.minInsyncReplicas !== undefined && config.kafka.minInsyncReplicas > config.kafka.replicationFactor) {
+    r.problems.push(`KAFKA_MIN_INSYNC_REPLICAS: ${config.kafka.minInsyncReplicas} is more than KAFKA_REPLICATION_FACTOR (${config.kafka.replicationFactor}): no write could succeed`);
   }
   if (!/^[A-Za-z0-9._-]*$/.test(config.kafka.topicPrefix)) {
     r.problems.push(`TDX_TOPIC_PREFIX: letters, digits, ".", "_" and "-" only, got "${config.kafka.topicPrefix}"`);
