@@ -45,7 +45,7 @@ async function kafka() {
   const brokers = env.KAFKA_BROKERS ? env.KAFKA_BROKERS.split(',') : [`127.0.0.1:${env.KAFKA_PORT ?? '9092'}`];
   const replication = Number(env.PROBE_REPLICATION ?? '1');
   const client = new Kafka({ clientId: 'tdx-stack-probe', brokers, logLevel: logLevel.NOTHING, retry: { retries: 2 } });
-  const topic = '__tdx_stack_probe';
+  const topic = replication > 1 ? `__tdx_stack_probe_rf${replication}` : '__tdx_stack_probe';
   const admin = client.admin();
   const producer = client.producer({ allowAutoTopicCreation: false });
   const consumer = client.consumer({ groupId: '__tdx_stack_probe', sessionTimeout: 10_000, heartbeatInterval: 1_000 });
