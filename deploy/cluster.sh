@@ -74,7 +74,8 @@ cl_launch() { # cl_launch COMPONENT CMD...
   local c=$1; shift
   mkdir -p "$(cl_dir "$c")/logs"
   : >"$(cl_log "$c")"
-  setsid nohup "$@" >>"$(cl_log "$c")" 2>&1 </dev/null 9>&- &
+  # fds 8 and 9 are the locks of this script and of stack.sh: a node must not hold them
+  setsid nohup "$@" >>"$(cl_log "$c")" 2>&1 </dev/null 8>&- 9>&- &
   echo $! >"$(cl_pid_file "$c")"
 }
 
