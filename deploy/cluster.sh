@@ -148,6 +148,9 @@ start_cassandra_node() {
     -e "s#^memtable_heap_space: .*#memtable_heap_space: 64MiB#" -e "s#^memtable_offheap_space: .*#memtable_offheap_space: 64MiB#" \
     -e "s#^endpoint_snitch: .*#endpoint_snitch: SimpleSnitch#" \
     "$TPL/cassandra.yaml" >"$d/conf/cassandra.yaml"
+  # Unlike the single-node stack, no -Dcassandra.unsafesystem=true: with it a schema change (an
+  # ALTER TABLE ... ADD of a migration) lives only in the commit log, and a node SIGKILLed after it
+  # cannot replay its data mutations on restart ("Unknown column ... during deserialization").
   # hints let a restarted node catch up on the writes it missed
   printf '%s\n' 'hinted_handoff_enabled: true' 'max_hint_window: 3h' 'auto_bootstrap: false' >>"$d/conf/cassandra.yaml"
   cp "$TPL/cassandra-logback.xml" "$d/conf/logback.xml"
@@ -164,7 +167,6 @@ start_cassandra_node() {
     -Dcassandra.skip_wait_for_gossip_to_settle=0 \
     -Dcassandra.ring_delay_ms=1000 \
     -Dcassandra.consistent.rangemovement=false \
-    -Dcassandra.unsafesystem=true \
     -Djna.tmpdir="$d/tmp" -Djava.io.tmpdir="$d/tmp" \
     -cp "$d/conf:$lib/*" org.apache.cassandra.service.CassandraDaemon
 }

@@ -246,9 +246,22 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
     const demo = parse(readFileSync(path.join(ROOT, 'deploy/demo/config.yaml'), 'utf8')) as ConfigDocument;
     const cql = await reader.cassandra();
     const orgs = new CassandraOrganizationStore(cql);
-    const org = (await createOrganization(orgs, 'Chaos run')).id;
-    await applyConfig(orgs, new CassandraConfigAdminStore(cql, iso.config.secrets.keyring), org, configuration({ webhookUrl: receiver.url, secret, sftp: sftp.connectionFields(), dirs, demo }), x12ImplementationEngine, { author: 'chaos' });
-    const { key } = await createApiKey(orgs, org, 'standard', 'chaos');
+    // the set-up rides out a passing store error (a cluster's node still opening its connections)
+    const settingUp = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+      for (let i = 1; ; i++) {
+        try {
+          return await fn();
+        } catch (err) {
+          if (i >= 5 || !(err instanceof Error && 'retriable' in err && err.retriable === true)) throw err;
+          say(`chaos: ${what} failed (${err.message}); again`);
+          await sleep(2_000);
+        }
+      }
+    };
+    const org = (await settingUp('creating the organization', () => createOrganization(orgs, 'Chaos run'))).id;
+    const doc = configuration({ webhookUrl: receiver.url, secret, sftp: sftp.connectionFields(), dirs, demo });
+    await settingUp('applying the configuration', () => applyConfig(orgs, new CassandraConfigAdminStore(cql, iso.config.secrets.keyring), org, doc, x12ImplementationEngine, { author: 'chaos' }));
+    const { key } = await settingUp('creating a key', () => createApiKey(orgs, org, 'standard', 'chaos'));
     const stores = await reader.stores();
 
     // the service, as separate processes
@@ -406,7 +419,8 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
         await Promise.all(nodes.map((n) => cluster.kill(n)));
         say(`chaos: SIGKILL ${nodes.join(' and ')} at ${since()} s`);
         await sleep(5_000 + Math.floor(random() * 3_000));
-        await Promise.all(nodes.map((n) => cluster.start(n)));
+        const back = await Promise.allSettled(nodes.map((n) => cluster.start(n)));
+        for (const [j, r] of back.entries()) if (r.status === 'rejected') fail('other', `${nodes[j]} did not come back after its SIGKILL: ${String((r.reason as Error).message).slice(0, 600)}`);
         const rec = { nodes, atS: Math.round((at - t0) / 100) / 10, downMs: Date.now() - at };
         nodeKills.push(rec);
         say(`chaos: ${nodes.join(' and ')} serving again ${(rec.downMs / 1000).toFixed(1)} s after the kill (${accepted.size} submissions accepted)`);
