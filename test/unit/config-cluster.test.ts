@@ -61,3 +61,13 @@ describe('cluster settings', () => {
     await Promise.all([plain.shutdown(), cluster.shutdown()]);
   });
 });
+
+describe('a node whose connection pool is empty', () => {
+  it("the driver's 'No connection available' is a passing store error (retried, 503), not an internal one", async () => {
+    const { isRetriable } = await import('../../src/adapters/kafka/retriable.ts');
+    const { classifyStoreError } = await import('../../src/adapters/cassandra/guard.ts');
+    expect(isRetriable(new Error('No connection available'))).toBe(true);
+    expect(classifyStoreError('read organization', new Error('No connection available')).code).toBe('store_unavailable');
+    expect(isRetriable(new Error('something else'))).toBe(false);
+  });
+});

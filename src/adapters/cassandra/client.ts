@@ -39,7 +39,10 @@ export function createCassandraClient(config: Config, logger: Logger, opts: Cass
     },
     socketOptions: { connectTimeout: 5_000, readTimeout: c.requestTimeoutMs },
     protocolOptions: { maxSchemaAgreementWaitSeconds: 20 },
-    pooling: { warmup: false },
+    // With several nodes, open every node's pool at connect: the driver prepares a statement on
+    // the first host of its plan and, unlike a query, fails at once ("No connection available")
+    // instead of trying the next host when that host's pool is still empty.
+    pooling: { warmup: c.contactPoints.length > 1 },
     ...(opts.requestTracker ? { requestTracker: opts.requestTracker } : {}),
   });
   const log = logger.child({ component: 'cassandra' });
