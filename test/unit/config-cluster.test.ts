@@ -69,5 +69,8 @@ describe('a node whose connection pool is empty', () => {
     expect(isRetriable(new Error('No connection available'))).toBe(true);
     expect(classifyStoreError('read organization', new Error('No connection available')).code).toBe('store_unavailable');
     expect(isRetriable(new Error('something else'))).toBe(false);
+    // a connection closed under a request (its node was killed)
+    const closed = Object.assign(new Error('Socket was closed'), { name: 'DriverError', isSocketError: true });
+    expect(classifyStoreError('write result', closed).code).toBe('store_unavailable');
   });
 });

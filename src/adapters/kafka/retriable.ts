@@ -41,8 +41,11 @@ export function isRetriable(err: unknown): boolean {
   if (e.name === 'ClickHouseError' && typeof e.code === 'string') return CLICKHOUSE_TRANSIENT_CODES.has(e.code);
   if (typeof e.name === 'string' && e.name.startsWith('KafkaJS') && typeof e.retriable === 'boolean') return e.retriable;
   if (typeof e.code === 'string' && NET_CODES.has(e.code)) return true;
-  // cassandra-driver: a host whose connection pool is empty (being opened, or its node just died)
+  // cassandra-driver: a host whose connection pool is empty (being opened, or its node just died),
+  // and a request whose connection closed under it (its node died; the driver retries only
+  // statements marked idempotent on another host)
   if (err instanceof Error && err.message === 'No connection available') return true;
+  if ((e as { isSocketError?: unknown }).isSocketError === true) return true;
   if (e.cause !== undefined && e.cause !== err) return isRetriable(e.cause);
   return false;
 }
