@@ -16,7 +16,7 @@ const restrict = (patterns, message) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.stack/**', '.data/**', 'coverage/**', '.tools/**'] },
+  { ignores: ['node_modules/**', 'dist/**', '.stack/**', '.cluster/**', '.data/**', 'coverage/**', '.tools/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -425,25 +425,28 @@ usage() {
   exit 2
 }
 
-cmd=${1:-}; [ -n "$cmd" ] || usage; shift
-comps=(); extra=()
-for a in "$@"; do
-  case $a in
-    all) comps+=("${ALL_COMPONENTS[@]}") ;;
-    kafka | registry | cassandra | sshd) comps+=("$a") ;;
-    -f) extra+=(-f) ;;
+# Sourced (deploy/cluster.sh reuses the downloads and helpers above), the commands do not run.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  cmd=${1:-}; [ -n "$cmd" ] || usage; shift
+  comps=(); extra=()
+  for a in "$@"; do
+    case $a in
+      all) comps+=("${ALL_COMPONENTS[@]}") ;;
+      kafka | registry | cassandra | sshd) comps+=("$a") ;;
+      -f) extra+=(-f) ;;
+      *) usage ;;
+    esac
+  done
+  [ ${#comps[@]} -gt 0 ] || comps=("${ALL_COMPONENTS[@]}")
+
+  case $cmd in
+    start) cmd_start "${comps[@]}" ;;
+    stop) cmd_stop "${comps[@]}" ;;
+    restart) cmd_stop "${comps[@]}"; cmd_start "${comps[@]}" ;;
+    status) cmd_status "${comps[@]}" ;;
+    reset) cmd_reset "${comps[@]}" ;;
+    logs) cmd_logs "${extra[@]}" "${comps[@]}" ;;
+    env) cat "$STACK_DIR/env" ;;
     *) usage ;;
   esac
-done
-[ ${#comps[@]} -gt 0 ] || comps=("${ALL_COMPONENTS[@]}")
-
-case $cmd in
-  start) cmd_start "${comps[@]}" ;;
-  stop) cmd_stop "${comps[@]}" ;;
-  restart) cmd_stop "${comps[@]}"; cmd_start "${comps[@]}" ;;
-  status) cmd_status "${comps[@]}" ;;
-  reset) cmd_reset "${comps[@]}" ;;
-  logs) cmd_logs "${extra[@]}" "${comps[@]}" ;;
-  env) cat "$STACK_DIR/env" ;;
-  *) usage ;;
-esac
+fi

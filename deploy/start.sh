@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `npm start`: everything needed to run the service on this machine, in one command.
-#   Node 24 (deploy/lib.sh ensure_node) -> npm dependencies -> local stack (deploy/stack.sh) -> `tdx migrate` -> demo organization ->
+#   Node 24 (deploy/lib.sh ensure_node) -> npm dependencies -> local stack (deploy/stack.sh) -> `tdx migrate` -> operator key
+#   for secrets (.data/secret-keys, once) -> demo organization ->
 #   `tdx start --role all` in the foreground (Ctrl-C stops the service; the stack keeps running,
 #   `npm run stack stop` stops it).
 # Roles: TDX_ROLES (default all). Skip the demo organization with TDX_DEMO=0.
@@ -14,6 +15,13 @@ bash deploy/stack.sh start
 export_stack_env
 
 node bin/tdx.mjs migrate
+
+# The operator key that encrypts partners' secrets at rest (docs/secrets.md). Without
+# TDX_SECRETS_KEYS or TDX_SECRETS_KEY_FILE, a key of this machine is generated once into
+# .data/secret-keys (git-ignored, mode 600): a development key, never one for production.
+if [ -z "${TDX_SECRETS_KEYS:-}" ] && [ -z "${TDX_SECRETS_KEY_FILE:-}" ]; then
+  node bin/tdx.mjs admin secrets keygen --if-missing
+fi
 
 # Demo organization: deploy/demo/apply-demo.sh creates it once (its id is kept in .data),
 # applies deploy/demo/config.yaml and prints a standard API key and the console's URL with it.

@@ -4,9 +4,12 @@
  * deeply frozen `Config` that callers pass down (no module imports configuration globally).
  * docs/configuration.md lists every variable.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TdxError } from './errors.ts';
 import { DEFAULT_RETRY_POLICY, DELIVERY_MAX_ATTEMPTS, MAX_ATTEMPT_TIMEOUT_MS, MAX_RETRY_DELAY_MS, retrySettingsProblem } from './domain/retry-policy.ts';
+import { parseKeyEntry, SecretKeyring, type SecretKeyEntry } from './domain/secret-envelope.ts';
 
 export interface Config {
   /** Deployment name, used in logs and Kafka client ids. @default "tdx" */
@@ -59,6 +62,11 @@ export interface Config {
     readonly groupPrefix: string;
     /** Replication factor of topics `tdx migrate` creates. @default 1 */
     readonly replicationFactor: number;
+    /**
+     * `min.insync.replicas` of every topic `tdx migrate` creates or aligns (a cluster: 2 with a
+     * replication factor of 3); unset: the broker's default. @default undefined
+     */
+    readonly minInsyncReplicas: number | undefined;
     /** When set, every topic is created with this many partitions instead of its topics/ file value (tests use 1). @default undefined */
     readonly partitionsOverride: number | undefined;
     /** Consumer group session timeout. @default 30000 */
@@ -80,7 +88,17 @@ export interface Config {
     /** @default ["127.0.0.1:9042"] */ readonly contactPoints: readonly string[];
     /** @default "datacenter1" */ readonly localDataCenter: string;
     /** @default "tdx" */ readonly keyspace: string;
-    /** @default 1 */ readonly replicationFactor: number;
+    /** Replication factor of the keyspace `tdx migrate` creates (SimpleStrategy). @default 1 */
+    readonly replicationFactor: number;
+    /**
+     * Consistency of every read and write (read-your-writes across replicas needs a quorum on
+     * both sides: LOCAL_QUORUM or QUORUM). @default "LOCAL_QUORUM"
+     */
+    readonly consistency: CassandraConsistency;
+    /** Consistency of the Paxos phase of lightweight transactions (`IF ...`). @default "SERIAL" */
+    readonly serialConsistency: 'SERIAL' | 'LOCAL_SERIAL';
+    /** How long the driver waits for a node's answer before trying another or failing the request. @default 12000 */
+    readonly requestTimeoutMs: number;
     /**
      * Retention of transactions, results, logs, feed entries and document bytes, in seconds from
      * each record's creation (Cassandra TTLs, ClickHouse TTLs, reader cut-offs, the feed topic's
@@ -202,9 +220,23 @@ export interface Config {
     /** API key `tdx mcp` connects with when `--key` is not given. @default undefined */
     readonly apiKey: string | undefined;
   };
+  /** Operator keys that encrypt partners' secrets at rest (docs/secrets.md). */
+  readonly secrets: {
+    /**
+     * The keys of `TDX_SECRETS_KEYS` (`id:base64,...`) followed by those of the key file, one
+     * `id:base64` a line; the active one (`TDX_SECRETS_ACTIVE_KEY`, else the first listed)
+     * encrypts, every one decrypts. The key bytes never leave the keyring (not in JSON, not in logs).
+     */
+    readonly keyring: SecretKeyring;
+    /** The key file read: `TDX_SECRETS_KEY_FILE`, else `<dataDir>/secret-keys` when it exists. @default "<dataDir>/secret-keys" */
+    readonly keyFile: string;
+  };
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+export const CASSANDRA_CONSISTENCIES = ['LOCAL_QUORUM', 'QUORUM', 'EACH_QUORUM', 'ALL', 'LOCAL_ONE', 'ONE'] as const;
+export type CassandraConsistency = (typeof CASSANDRA_CONSISTENCIES)[number];
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -297,6 +329,66 @@ function retryDelaysOf(r: Reader): number[] {
   return seconds.map((x) => Math.round(x * 1000));
 }
 
+/**
+ * The operator keys: `TDX_SECRETS_KEYS` then the key file (`TDX_SECRETS_KEY_FILE`, required to
+ * exist when set; otherwise `<dataDir>/secret-keys`, read when it exists). Every problem names
+ * its setting. No key at all is not an error here: commands that never touch a secret run
+ * without one, and `tdx start` refuses to start without one (`requireSecretKeys`).
+ */
+function secretsOf(r: Reader, dataDir: string): Config['secrets'] {
+  const entries: SecretKeyEntry[] = [];
+  const add = (e: SecretKeyEntry | string): void => {
+    if (typeof e === 'string') return void r.problems.push(e);
+    const same = entries.find((x) => x.id === e.id);
+    if (same === undefined) entries.push(e);
+    else if (Buffer.compare(Buffer.from(same.key), Buffer.from(e.key)) !== 0) r.problems.push(`TDX_SECRETS_KEYS / TDX_SECRETS_KEY_FILE: key id "${e.id}" is given twice with different keys`);
+  };
+  const inline = r.optional('TDX_SECRETS_KEYS');
+  if (inline !== undefined) {
+    inline.split(',').map((x) => x.trim()).filter(Boolean).forEach((item, i) => add(parseKeyEntry(item, `TDX_SECRETS_KEYS (entry ${i + 1})`)));
+  }
+  const explicitFile = r.optional('TDX_SECRETS_KEY_FILE');
+  const keyFile = path.resolve(explicitFile ?? path.join(dataDir, 'secret-keys'));
+  let text: string | undefined;
+  try {
+    text = readFileSync(keyFile, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (explicitFile !== undefined || code !== 'ENOENT') r.problems.push(`TDX_SECRETS_KEY_FILE: cannot read "${keyFile}" (${code ?? 'error'})`);
+  }
+  if (text !== undefined) {
+    text.split('\n').forEach((line, i) => {
+      const t = line.trim();
+      if (t === '' || t.startsWith('#')) return;
+      add(parseKeyEntry(t, `TDX_SECRETS_KEY_FILE (${keyFile} line ${i + 1})`));
+    });
+  }
+  const active = r.optional('TDX_SECRETS_ACTIVE_KEY');
+  if (active !== undefined && !entries.some((e) => e.id === active)) {
+    r.problems.push(`TDX_SECRETS_ACTIVE_KEY: "${active}" is not among the keys of TDX_SECRETS_KEYS / TDX_SECRETS_KEY_FILE`);
+  }
+  const settings = 'TDX_SECRETS_KEYS / TDX_SECRETS_KEY_FILE';
+  const usable = active === undefined || entries.some((e) => e.id === active);
+  return { keyring: SecretKeyring.of(entries, usable ? active : undefined, settings), keyFile };
+}
+
+/**
+ * Refuses a configuration without an operator key, naming the settings: for the commands that
+ * read or write secrets (`tdx start`, `tdx config apply`, `tdx admin secrets rotate`).
+ */
+export function requireSecretKeys(config: Config): SecretKeyring {
+  const ring = config.secrets.keyring;
+  if (ring.active === undefined) {
+    throw new TdxError(
+      'config_invalid',
+      `Invalid configuration: TDX_SECRETS_KEYS / TDX_SECRETS_KEY_FILE: no operator key for partners' secrets (looked for TDX_SECRETS_KEYS and the key file ${config.secrets.keyFile}); ` +
+        'create one with `npx tdx admin secrets keygen` (docs/secrets.md)',
+      { details: { problems: ['TDX_SECRETS_KEYS / TDX_SECRETS_KEY_FILE: no operator key'] } },
+    );
+  }
+  return ring;
+}
+
 /** Parses and validates the environment once. Throws `config_invalid` listing every bad field. */
 export function loadConfig(env: Env = process.env): Config {
   const r = new Reader(env);
@@ -329,6 +421,7 @@ export function loadConfig(env: Env = process.env): Config {
       topicPrefix: r.string('TDX_TOPIC_PREFIX', 'tdx.'),
       groupPrefix: r.string('TDX_GROUP_PREFIX', 'tdx.'),
       replicationFactor: r.int('KAFKA_REPLICATION_FACTOR', 1, 1, 9),
+      minInsyncReplicas: r.optional('KAFKA_MIN_INSYNC_REPLICAS') === undefined ? undefined : r.int('KAFKA_MIN_INSYNC_REPLICAS', 1, 1, 9),
       partitionsOverride: r.optional('TDX_TOPIC_PARTITIONS') === undefined ? undefined : r.int('TDX_TOPIC_PARTITIONS', 1, 1, 1000),
       sessionTimeoutMs: r.int('KAFKA_SESSION_TIMEOUT_MS', 30_000, 6_000, 300_000),
       consumerAttempts: r.int('TDX_CONSUMER_ATTEMPTS', 5, 1, 100),
@@ -344,6 +437,9 @@ export function loadConfig(env: Env = process.env): Config {
       localDataCenter: r.string('CASSANDRA_LOCAL_DC', 'datacenter1'),
       keyspace: r.string('CASSANDRA_KEYSPACE', 'tdx'),
       replicationFactor: r.int('CASSANDRA_REPLICATION_FACTOR', 1, 1, 9),
+      consistency: r.oneOf('CASSANDRA_CONSISTENCY', CASSANDRA_CONSISTENCIES, 'LOCAL_QUORUM'),
+      serialConsistency: r.oneOf('CASSANDRA_SERIAL_CONSISTENCY', ['SERIAL', 'LOCAL_SERIAL'] as const, 'SERIAL'),
+      requestTimeoutMs: r.int('CASSANDRA_REQUEST_TIMEOUT_MS', 12_000, 100, 600_000),
       retentionSeconds: r.int('TDX_RETENTION_SECONDS', 45 * 24 * 3600, 1, 10 * 365 * 24 * 3600),
       maxInFlight: r.int('TDX_CASSANDRA_MAX_IN_FLIGHT', 1024, 1, 32_768),
     },
@@ -404,12 +500,16 @@ export function loadConfig(env: Env = process.env): Config {
     mcp: {
       apiKey: r.optional('TDX_API_KEY'),
     },
+    secrets: secretsOf(r, dataDir),
   };
   if (!/^[A-Za-z0-9_]+$/.test(config.cassandra.keyspace)) {
     r.problems.push(`CASSANDRA_KEYSPACE: letters, digits and underscores only, got "${config.cassandra.keyspace}"`);
   }
   if (!/^[A-Za-z0-9_]+$/.test(config.clickhouse.database)) {
     r.problems.push(`CLICKHOUSE_DATABASE: letters, digits and underscores only, got "${config.clickhouse.database}"`);
+  }
+  if (config.kafka.minInsyncReplicas !== undefined && config.kafka.minInsyncReplicas > config.kafka.replicationFactor) {
+    r.problems.push(`KAFKA_MIN_INSYNC_REPLICAS: ${config.kafka.minInsyncReplicas} is more than KAFKA_REPLICATION_FACTOR (${config.kafka.replicationFactor}): no write could succeed`);
   }
   if (!/^[A-Za-z0-9._-]*$/.test(config.kafka.topicPrefix)) {
     r.problems.push(`TDX_TOPIC_PREFIX: letters, digits, ".", "_" and "-" only, got "${config.kafka.topicPrefix}"`);

@@ -45,6 +45,7 @@ export const errorCatalog = {
   x12_unreadable: { status: 422, retriable: false },
   x12_document_invalid: { status: 422, retriable: false },
   migration_failed: { status: 500, retriable: false },
+  secret_undecryptable: { status: 500, retriable: false },
   // --- partner transports (SFTP); messages name host, port, user and path, never a secret ----
   sftp_unreachable: { status: 503, retriable: true },
   sftp_auth_failed: { status: 422, retriable: false },

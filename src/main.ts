@@ -6,7 +6,7 @@
  * Roles: `api`, `node:<service>` (one consumer group per node service), `materializer`,
  * `scheduler`, and `all` (every role in one process).
  */
-import type { Config } from './config.ts';
+import { requireSecretKeys, type Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import { TdxError } from './errors.ts';
 import { NODE_SERVICES } from './domain/node-services.ts';
@@ -91,7 +91,16 @@ export async function runRoles(roles: readonly Role[], config: Config, logger: L
 
 /** Opens the resources, builds and starts the roles; resolves to a function that stops them and closes the resources. */
 export async function startService(config: Config, logger: Logger, roleNames: readonly RoleName[], out: TextOut, parts: ServiceParts = defaultParts): Promise<() => Promise<void>> {
+  // a missing or wrong operator key stops the start here, naming the setting, rather than
+  // failing a delivery later (docs/secrets.md)
+  requireSecretKeys(config);
   const resources = new Resources(config, logger, roleNames);
+  try {
+    await resources.verifySecretKeys();
+  } catch (err) {
+    await resources.close();
+    throw err;
+  }
   const roles = buildRoles(resources, roleNames, out, parts);
   try {
     return await runRoles(roles, config, logger, () => resources.close());

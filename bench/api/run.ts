@@ -31,6 +31,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { loadConfig, type Config } from '../../src/config.ts';
+import { addKeyToFile } from '../../src/admin/secret-keys.ts';
 import { createLogger } from '../../src/logger.ts';
 import { runMigrate } from '../../src/cli/commands/migrate.ts';
 import { Resources } from '../../src/roles/resources.ts';
@@ -72,6 +73,8 @@ const GOALS: Record<string, string> = {
 };
 
 function envFor(size: number): Record<string, string> {
+  // the operator key of secrets at rest (docs/secrets.md), kept with the benchmark's data
+  addKeyToFile(path.join(root, '.data', 'bench-api', 'secret-keys'), 'bench', { ifMissing: true });
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   delete env['NODE_OPTIONS'];

@@ -317,7 +317,7 @@ async function startStack(mode: string): Promise<Stack> {
   const reader = new Resources(iso.config, logger);
   const client = await reader.cassandra();
   const orgs = new CassandraOrganizationStore(client);
-  const adminStore = new CassandraConfigAdminStore(client);
+  const adminStore = new CassandraConfigAdminStore(client, iso.config.secrets.keyring);
   const tenant = async (name: string, doc: ConfigDocument, keys: number): Promise<Tenant> => {
     const id = (await createOrganization(orgs, `bench ${name}`)).id;
     await applyConfig(orgs, adminStore, id, doc, x12ImplementationEngine, { author: 'bench' });

@@ -6,6 +6,9 @@
 //   registry  list subjects, register an Avro schema, delete the subject again
 //   cassandra connect and run a CQL query
 //   sshd      log in with the test key and list the SFTP root
+// For deploy/cluster.sh: KAFKA_BROKERS (a list) and PROBE_REPLICATION (replication factor and
+// acks=all of the probe topic) replace KAFKA_PORT; CASSANDRA_CONTACT_POINTS replaces
+// CASSANDRA_PORT, and PROBE_NODES asks that many Cassandra nodes to be up in the ring.
 //
 // usage: node deploy/stack/probe.mjs <component> [--timeout SECONDS] [--pid PID]
 // Retries until the probe passes (exit 0), the timeout elapses or PID dies (exit 1).
@@ -39,15 +42,16 @@ const withTimeout = (promise, ms, what) =>
 
 async function kafka() {
   const { Kafka, logLevel } = await import('kafkajs');
-  const brokers = [`127.0.0.1:${env.KAFKA_PORT ?? '9092'}`];
+  const brokers = env.KAFKA_BROKERS ? env.KAFKA_BROKERS.split(',') : [`127.0.0.1:${env.KAFKA_PORT ?? '9092'}`];
+  const replication = Number(env.PROBE_REPLICATION ?? '1');
   const client = new Kafka({ clientId: 'tdx-stack-probe', brokers, logLevel: logLevel.NOTHING, retry: { retries: 2 } });
-  const topic = '__tdx_stack_probe';
+  const topic = replication > 1 ? `__tdx_stack_probe_rf${replication}` : '__tdx_stack_probe';
   const admin = client.admin();
   const producer = client.producer({ allowAutoTopicCreation: false });
   const consumer = client.consumer({ groupId: '__tdx_stack_probe', sessionTimeout: 10_000, heartbeatInterval: 1_000 });
   try {
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }], waitForLeaders: true });
+    await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: replication }], waitForLeaders: true });
     const value = randomUUID();
     await producer.connect();
     await producer.send({ topic, acks: -1, messages: [{ key: 'probe', value }] });
@@ -101,13 +105,20 @@ async function registry() {
 async function cassandra() {
   const { Client } = (await import('cassandra-driver')).default;
   const client = new Client({
-    contactPoints: [`127.0.0.1:${env.CASSANDRA_PORT ?? '9042'}`],
+    contactPoints: env.CASSANDRA_CONTACT_POINTS ? env.CASSANDRA_CONTACT_POINTS.split(',') : [`127.0.0.1:${env.CASSANDRA_PORT ?? '9042'}`],
     localDataCenter: 'datacenter1',
     socketOptions: { connectTimeout: 5_000, readTimeout: 10_000 },
   });
   try {
     await client.connect();
     const rs = await client.execute('SELECT release_version FROM system.local');
+    const nodes = Number(env.PROBE_NODES ?? '1');
+    if (nodes > 1) {
+      const up = client.hosts.values();
+      const count = up.filter((h) => h.isUp()).length;
+      if (count < nodes) throw new Error(`${count} of ${nodes} Cassandra nodes up`);
+      return `release_version ${rs.first().get('release_version')}, ${count} nodes up`;
+    }
     return `release_version ${rs.first().get('release_version')}`;
   } finally {
     await client.shutdown().catch(() => undefined);

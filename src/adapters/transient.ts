@@ -69,6 +69,10 @@ export function isTransient(err: unknown, depth = 0): boolean {
   if (typeof e.name === 'string' && e.name.startsWith('KafkaJS') && typeof e.retriable === 'boolean') return e.retriable;
   if (typeof e.code === 'string' && NETWORK_TRANSIENT_CODES.has(e.code)) return true;
   if (typeof e.message === 'string' && e.code === undefined && NETWORK_TRANSIENT_TEXT.test(e.message)) return true;
+  // cassandra-driver: a host whose connection pool is empty (being opened, or its node just
+  // died), and a request whose connection closed under it (its node died)
+  if (err instanceof Error && err.message === 'No connection available') return true;
+  if ((e as { isSocketError?: unknown }).isSocketError === true) return true;
   if (e.cause !== undefined && e.cause !== err) return isTransient(e.cause, depth + 1);
   return false;
 }

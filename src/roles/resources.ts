@@ -22,6 +22,7 @@ import {
   CassandraStepLedger,
   CassandraTransactionStore,
 } from '../adapters/cassandra/processing-store.ts';
+import { verifySecretKeys } from '../adapters/cassandra/secret-store.ts';
 import { CassandraAcknowledgmentDeadlines, CassandraSchedulerLeases } from '../adapters/cassandra/outbound-store.ts';
 import { NO_METERS, type Meters } from '../domain/metrics.ts';
 import { PrometheusMeters } from '../adapters/metrics/prometheus.ts';
@@ -157,6 +158,16 @@ export class Resources {
     });
   }
 
+  /**
+   * The start-up check of the operator keys (docs/secrets.md): every key that sealed secrets in
+   * this keyspace is configured and is the same key. Throws `config_invalid` naming the setting.
+   */
+  async verifySecretKeys(): Promise<void> {
+    const ring = this.config.secrets.keyring;
+    const { keyIds } = await verifySecretKeys(await this.cassandra(), ring);
+    this.logger.info({ event: 'secrets:keys-checked', activeKey: ring.active, configured: ring.ids, stored: keyIds }, 'operator keys checked');
+  }
+
   /** The processing stores over this process's Cassandra client. */
   stores(): Promise<CassandraStores> {
     return this.once('stores', async () => {
@@ -171,7 +182,7 @@ export class Resources {
         feed: new CassandraFeedStore(c, retention),
         ledger: new CassandraStepLedger(c),
         replays: new CassandraReplayLedger(c),
-        secrets: new CassandraSecretReader(c),
+        secrets: new CassandraSecretReader(c, this.config.secrets.keyring),
         sandboxReceipts: new CassandraSandboxReceipts(c),
         deadlines: new CassandraAcknowledgmentDeadlines(c),
         leases: new CassandraSchedulerLeases(c),

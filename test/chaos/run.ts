@@ -17,6 +17,13 @@
  * broker (./private-stores.ts) instead of the shared one, and the run stops it (SIGKILL) and
  * starts it again on the same data that many times while it feeds, timing how long the service
  * takes to accept a submission again.
+ *
+ * With `cluster` (`npm run chaos:cluster`, test/chaos/cluster.test.ts) the service and this process
+ * use the 3-broker, 3-node cluster of deploy/cluster.sh; no service process is killed, but at a
+ * quarter of the feeding the run SIGKILLs the broker leading the partner endpoint's stage
+ * partition, at half a Cassandra node, at three quarters a broker and a Cassandra node together,
+ * restarting each after a few seconds, and counts the seconds in which a submission was answered
+ * 503 (`unavailableS`).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -62,10 +69,31 @@ export interface ChaosOptions {
    * data); 0 runs on the shared broker. @default 0
    */
   readonly brokerRestarts?: number;
+  /** A multi-node cluster (deploy/cluster.sh) whose nodes the run kills and restarts. */
+  readonly cluster?: ClusterNodes;
   /** Folder for the processes' logs. @default a folder under the run's data folder */
   readonly logDir?: string;
   /** Progress lines. */
   readonly say?: (line: string) => void;
+}
+
+/** The nodes of deploy/cluster.sh, as the run sees them. */
+export interface ClusterNodes {
+  /** The service's settings for the cluster (`deploy/cluster.sh env`). */
+  readonly env: Record<string, string>;
+  /** SIGKILL of one node (`kafka1`..`kafka3`, `cassandra1`..`cassandra3`). */
+  kill(node: string): Promise<void>;
+  /** Starts it again on its data; resolves once it serves. */
+  start(node: string): Promise<void>;
+}
+
+/** One SIGKILL of cluster nodes (one, or a broker and a Cassandra node at once). */
+export interface NodeKillRecord {
+  readonly nodes: readonly string[];
+  /** Seconds into the run. */
+  readonly atS: number;
+  /** From the SIGKILL until every killed node served again. */
+  readonly downMs: number;
 }
 
 export interface KillRecord {
@@ -92,6 +120,10 @@ export interface ChaosReport {
   readonly documents: Record<string, number>;
   readonly kills: KillRecord[];
   readonly brokerRestarts: BrokerRestartRecord[];
+  /** Cluster nodes killed (cluster runs). */
+  readonly nodeKills: NodeKillRecord[];
+  /** Seconds (of the run's clock) in which a submission was answered 503. */
+  readonly unavailableS: number;
   /** Every start after the first (after kills, and after exits nobody asked for). */
   readonly restarts: number;
   readonly unplannedExits: number;
@@ -177,6 +209,7 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
   }
   const iso = isolatedConfig({
     ...(broker ? broker.env : {}),
+    ...(opts.cluster ? opts.cluster.env : {}),
     TDX_API_PORT: String(port),
     TDX_FEED_VISIBILITY_LAG_MS: '500',
     TDX_LOG_VISIBILITY_LAG_MS: '500',
@@ -213,9 +246,22 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
     const demo = parse(readFileSync(path.join(ROOT, 'deploy/demo/config.yaml'), 'utf8')) as ConfigDocument;
     const cql = await reader.cassandra();
     const orgs = new CassandraOrganizationStore(cql);
-    const org = (await createOrganization(orgs, 'Chaos run')).id;
-    await applyConfig(orgs, new CassandraConfigAdminStore(cql), org, configuration({ webhookUrl: receiver.url, secret, sftp: sftp.connectionFields(), dirs, demo }), x12ImplementationEngine, { author: 'chaos' });
-    const { key } = await createApiKey(orgs, org, 'standard', 'chaos');
+    // the set-up rides out a passing store error (a cluster's node still opening its connections)
+    const settingUp = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+      for (let i = 1; ; i++) {
+        try {
+          return await fn();
+        } catch (err) {
+          if (i >= 5 || !(err instanceof Error && 'retriable' in err && err.retriable === true)) throw err;
+          say(`chaos: ${what} failed (${err.message}); again`);
+          await sleep(2_000);
+        }
+      }
+    };
+    const org = (await settingUp('creating the organization', () => createOrganization(orgs, 'Chaos run'))).id;
+    const doc = configuration({ webhookUrl: receiver.url, secret, sftp: sftp.connectionFields(), dirs, demo });
+    await settingUp('applying the configuration', () => applyConfig(orgs, new CassandraConfigAdminStore(cql, iso.config.secrets.keyring), org, doc, x12ImplementationEngine, { author: 'chaos' }));
+    const { key } = await settingUp('creating a key', () => createApiKey(orgs, org, 'standard', 'chaos'));
     const stores = await reader.stores();
 
     // the service, as separate processes
@@ -251,12 +297,18 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
     const accepted = new Map<string, { item: Item; trace: string; attempts: Attempt[] }>();
     let ambiguous = 0;
     const acceptedAt: number[] = [];
+    // the seconds in which a submission was answered 503 (a store or broker the API needs was down)
+    const unavailable = new Set<number>();
+    const note503 = (attempts: readonly Attempt[]): void => {
+      for (const a of attempts) if (a.status === 503) unavailable.add(Math.floor((a.at - t0) / 1000));
+    };
     const feedStarted = Date.now();
     const feeder = pool(population.items, opts.concurrency ?? 4, async (item) => {
       const [p, body, type] = item.kind === 'inbound' ? [`/platform/partners/${item.partner}/edi`, item.edi, 'application/edi-x12'] : [`/platform/partners/OUT/documents`, item.body, 'application/json'];
       const r = await api.submitUntilAccepted(p, body, type);
       const amb = r.attempts.filter((a) => a.outcome === 'ambiguous').length;
       ambiguous += amb;
+      note503(r.attempts);
       accepted.set(item.id, { item, trace: r.traceGuid, attempts: r.attempts });
       acceptedAt.push(Date.now());
       if (accepted.size % 500 === 0) say(`chaos: ${accepted.size} submissions accepted (${since()} s)`);
@@ -281,6 +333,7 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
             const edi = ack997({ icn: ++ackIcn, group: g.header.controlNumber, sets: g.sets.map((s) => s.set.controlNumber) });
             const r = await api.submitUntilAccepted('/platform/partners/OUT/edi', edi, 'application/edi-x12');
             ambiguous += r.attempts.filter((a) => a.outcome === 'ambiguous').length;
+            note503(r.attempts);
             ackTraces.push(r.traceGuid);
             answered.add(f.name);
           }
@@ -341,8 +394,42 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
       }
     })();
 
+    // the cluster: a broker (the partner endpoint's partition leader), later a Cassandra node, then
+    // one of each at once, SIGKILLed at even points of the feeding and started again on their data
+    const nodeKills: NodeKillRecord[] = [];
+    const nodeKiller = (async () => {
+      const cluster = opts.cluster;
+      if (!cluster) return;
+      const leader = async (): Promise<string> => {
+        try {
+          const meta = await admin!.fetchTopicMetadata({ topics: [`${iso.config.kafka.topicPrefix}stage.partner_endpoint`] });
+          const id = meta.topics[0]?.partitions.find((p) => p.partitionId === 0)?.leader;
+          if (id !== undefined && id >= 1 && id <= 3) return `kafka${id}`;
+        } catch (err) {
+          say(`chaos: partition leader unknown (${(err as Error).message}); a random broker`);
+        }
+        return `kafka${1 + Math.floor(random() * 3)}`;
+      };
+      const plan: (() => Promise<string[]>)[] = [async () => [await leader()], () => Promise.resolve([`cassandra${1 + Math.floor(random() * 3)}`]), async () => [await leader(), `cassandra${1 + Math.floor(random() * 3)}`]];
+      for (let i = 0; i < plan.length; i++) {
+        const due = Math.ceil((population.items.length * (i + 1)) / (plan.length + 1));
+        while (accepted.size < due) await sleep(200);
+        const nodes = await plan[i]!();
+        const at = Date.now();
+        await Promise.all(nodes.map((n) => cluster.kill(n)));
+        say(`chaos: SIGKILL ${nodes.join(' and ')} at ${since()} s`);
+        await sleep(5_000 + Math.floor(random() * 3_000));
+        const back = await Promise.allSettled(nodes.map((n) => cluster.start(n)));
+        for (const [j, r] of back.entries()) if (r.status === 'rejected') fail('other', `${nodes[j]} did not come back after its SIGKILL: ${String((r.reason as Error).message).slice(0, 600)}`);
+        const rec = { nodes, atS: Math.round((at - t0) / 100) / 10, downMs: Date.now() - at };
+        nodeKills.push(rec);
+        say(`chaos: ${nodes.join(' and ')} serving again ${(rec.downMs / 1000).toFixed(1)} s after the kill (${accepted.size} submissions accepted)`);
+      }
+    })();
+
     await feeder;
     await restarter;
+    await nodeKiller;
     if (brokerRestarts.length < restartsWanted) fail('other', `only ${brokerRestarts.length} of ${restartsWanted} broker restarts were done`);
     const feedS = (Date.now() - feedStarted) / 1000;
     say(`chaos: every submission accepted after ${feedS.toFixed(1)} s (${ambiguous} sent again after no answer)`);
@@ -576,6 +663,8 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
       documents,
       kills,
       brokerRestarts,
+      nodeKills,
+      unavailableS: unavailable.size,
       restarts,
       unplannedExits: procs.reduce((a, p) => a + p.unplannedExits, 0),
       ambiguousSubmissions: ambiguous,
@@ -617,6 +706,8 @@ export function formatReport(r: ChaosReport): string[] {
     ...(r.brokerRestarts.length
       ? [`broker restarts ${r.brokerRestarts.length}: ${r.brokerRestarts.map((b) => `at ${b.atS} s, down ${(b.downMs / 1000).toFixed(1)} s, accepting again after ${b.recoverMs < 0 ? '-' : (b.recoverMs / 1000).toFixed(1)} s`).join('; ')}`]
       : []),
+    ...(r.nodeKills.length ? [`cluster nodes killed: ${r.nodeKills.map((k) => `${k.nodes.join('+')} at ${k.atS} s, serving again after ${(k.downMs / 1000).toFixed(1)} s`).join('; ')}`] : []),
+    `seconds with a 503 answer at the partner endpoints ${r.unavailableS}`,
     `submissions sent again after no answer ${r.ambiguousSubmissions}`,
     `webhook calls ${r.webhookCalls.total} (${r.webhookCalls.failedOnPurpose} answered 500 or reset on purpose, ${r.webhookCalls.distinctIds} webhook-ids)`,
     `997s sent to POLL ${r.acks997Sent}, 997s received from OUT ${r.acks997Received}`,

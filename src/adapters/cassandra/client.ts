@@ -1,7 +1,8 @@
 /**
  * cassandra-driver client factory and health check. Statements are prepared by default
- * (`prepare: true`), reads and writes use LOCAL_QUORUM, and the client is bound to the
- * configured keyspace (except for the migration runner, which creates it).
+ * (`prepare: true`), reads and writes use `CASSANDRA_CONSISTENCY` (LOCAL_QUORUM: read-your-writes
+ * across replicas), lightweight transactions `CASSANDRA_SERIAL_CONSISTENCY` (SERIAL), and the
+ * client is bound to the configured keyspace (except for the migration runner, which creates it).
  *
  * The client bounds the requests it has in flight (`cassandra.maxInFlight`): the driver refuses
  * a request at once (BusyConnectionError, then NoHostAvailableError) when its connections to a
@@ -57,16 +58,32 @@ export function boundRequests(client: cassandra.Client, limit: number): cassandr
   return client;
 }
 
+const CONSISTENCY: Record<Config['cassandra']['consistency'], number> = {
+  LOCAL_QUORUM: cassandra.types.consistencies.localQuorum,
+  QUORUM: cassandra.types.consistencies.quorum,
+  EACH_QUORUM: cassandra.types.consistencies.eachQuorum,
+  ALL: cassandra.types.consistencies.all,
+  LOCAL_ONE: cassandra.types.consistencies.localOne,
+  ONE: cassandra.types.consistencies.one,
+};
+
 export function createCassandraClient(config: Config, logger: Logger, opts: CassandraClientOptions = {}): cassandra.Client {
   const c = config.cassandra;
   const client = new cassandra.Client({
     contactPoints: [...c.contactPoints],
     localDataCenter: c.localDataCenter,
     ...(opts.useKeyspace === false ? {} : { keyspace: c.keyspace }),
-    queryOptions: { prepare: true, consistency: cassandra.types.consistencies.localQuorum },
-    socketOptions: { connectTimeout: 5_000, readTimeout: 12_000 },
+    queryOptions: {
+      prepare: true,
+      consistency: CONSISTENCY[c.consistency],
+      serialConsistency: c.serialConsistency === 'LOCAL_SERIAL' ? cassandra.types.consistencies.localSerial : cassandra.types.consistencies.serial,
+    },
+    socketOptions: { connectTimeout: 5_000, readTimeout: c.requestTimeoutMs },
     protocolOptions: { maxSchemaAgreementWaitSeconds: 20 },
-    pooling: { warmup: false },
+    // With several nodes, open every node's pool at connect: the driver prepares a statement on
+    // the first host of its plan and, unlike a query, fails at once ("No connection available")
+    // instead of trying the next host when that host's pool is still empty.
+    pooling: { warmup: c.contactPoints.length > 1 },
     ...(opts.requestTracker ? { requestTracker: opts.requestTracker } : {}),
   });
   boundRequests(client, c.maxInFlight);

@@ -2,13 +2,16 @@
  * Cassandra stores of an organization's configuration (tables in migrations/0101). Each record
  * is kept as JSON in `body` next to the columns lookups use. `CassandraConfigReadStore` is the
  * API's read path and never selects `config_secrets`; `CassandraConfigAdminStore` is the
- * administration command line's, the only one that reads or writes secrets.
+ * administration command line's, the only one that reads or writes secrets: it seals each
+ * secret under the operator key before writing it and opens what it reads (secret-store.ts).
  */
 import type { Client } from 'cassandra-driver';
 import type { ConfigChange, RecordByKind, RecordKind } from '../../domain/config-plan.ts';
 import type { ConfigAdminStore, ConfigReadStore } from '../../domain/config-ports.ts';
 import type { ImplementationRecord, MappingVersionRecord, OrgConfigState, SecretRecord } from '../../domain/configuration.ts';
+import type { SecretKeyring } from '../../domain/secret-envelope.ts';
 import { guardStore } from './guard.ts';
+import { SecretKeyRegistry, storedOf } from './secret-store.ts';
 
 const TABLE: Record<RecordKind, string> = {
   connection: 'config_connections',
@@ -83,8 +86,13 @@ export class CassandraConfigReadStore implements ConfigReadStore {
 
 export class CassandraConfigAdminStore implements ConfigAdminStore {
   private readonly reader: CassandraConfigReadStore;
-  constructor(private readonly client: Client) {
+  private readonly registry: SecretKeyRegistry;
+  constructor(
+    private readonly client: Client,
+    private readonly keyring: SecretKeyring,
+  ) {
     this.reader = new CassandraConfigReadStore(client);
+    this.registry = new SecretKeyRegistry(client, keyring);
   }
 
   async loadState(organizationId: string): Promise<OrgConfigState> {
@@ -106,13 +114,13 @@ export class CassandraConfigAdminStore implements ConfigAdminStore {
 
   private secrets(organizationId: string): Promise<SecretRecord[]> {
     return guardStore('read secrets', async () => {
-      const rs = await this.client.execute('SELECT owner_kind, owner_id, name, value FROM config_secrets WHERE org_id = ?', [organizationId], { prepare: true, fetchSize: 5000 });
-      return rs.rows.map((row) => ({
-        ownerKind: row.get('owner_kind') as SecretRecord['ownerKind'],
-        ownerId: String(row.get('owner_id')),
-        name: String(row.get('name')),
-        value: String(row.get('value')),
-      }));
+      const rs = await this.client.execute('SELECT owner_kind, owner_id, name, value, key_id FROM config_secrets WHERE org_id = ?', [organizationId], { prepare: true, fetchSize: 5000 });
+      return rs.rows.map((row) => {
+        const ownerKind = row.get('owner_kind') as SecretRecord['ownerKind'];
+        const ownerId = String(row.get('owner_id'));
+        const name = String(row.get('name'));
+        return { ownerKind, ownerId, name, value: this.keyring.open({ organizationId, ownerKind, ownerId, name }, storedOf(row)) };
+      });
     });
   }
 
@@ -127,7 +135,9 @@ export class CassandraConfigAdminStore implements ConfigAdminStore {
   private async applyOne(org: string, c: ConfigChange): Promise<void> {
     if (c.op === 'putSecret') {
       const s = c.secret;
-      await this.put('INSERT INTO config_secrets (org_id, owner_kind, owner_id, name, value, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [org, s.ownerKind, s.ownerId, s.name, s.value, new Date()]);
+      await this.registry.registerActive();
+      const sealed = this.keyring.seal({ organizationId: org, ownerKind: s.ownerKind, ownerId: s.ownerId, name: s.name }, s.value);
+      await this.put('INSERT INTO config_secrets (org_id, owner_kind, owner_id, name, value, key_id, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [org, s.ownerKind, s.ownerId, s.name, sealed.value, sealed.keyId, new Date()]);
       return;
     }
     if (c.op === 'deleteSecret') {

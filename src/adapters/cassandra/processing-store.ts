@@ -36,6 +36,8 @@ import type {
   TransactionUpdate,
 } from '../../domain/records.ts';
 import type { SecretOwner } from '../../domain/configuration.ts';
+import type { SecretKeyring } from '../../domain/secret-envelope.ts';
+import { storedOf } from './secret-store.ts';
 import type { StepLedger, WorkRef } from '../../nodes/ports.ts';
 import { remainingTtlSeconds } from '../../domain/retention.ts';
 import { guardStore } from './guard.ts';
@@ -983,17 +985,26 @@ export class CassandraReplayLedger implements ReplayLedger {
   }
 }
 
-/** Secrets for the nodes that use them (the API's read stores never select this table). */
+/**
+ * Secrets for the nodes that use them (the API's read stores never select this table), opened
+ * with the operator keys in this process (docs/secrets.md).
+ */
 export class CassandraSecretReader implements SecretReader {
-  constructor(private readonly client: Client) {}
+  constructor(
+    private readonly client: Client,
+    private readonly keyring: SecretKeyring,
+  ) {}
 
-  get(organizationId: string, ownerKind: SecretOwner, ownerId: string): Promise<Readonly<Record<string, string>>> {
-    return guardStore('secrets read', async () => {
-      const rs = await this.client.execute('SELECT name, value FROM config_secrets WHERE org_id = ? AND owner_kind = ? AND owner_id = ?', [organizationId, ownerKind, ownerId], { prepare: true });
-      const out: Record<string, string> = {};
-      for (const r of rs.rows) out[str(r.get('name'))] = str(r.get('value'));
-      return out;
-    });
+  async get(organizationId: string, ownerKind: SecretOwner, ownerId: string): Promise<Readonly<Record<string, string>>> {
+    const rs = await guardStore('secrets read', () =>
+      this.client.execute('SELECT name, value, key_id FROM config_secrets WHERE org_id = ? AND owner_kind = ? AND owner_id = ?', [organizationId, ownerKind, ownerId], { prepare: true }),
+    );
+    const out: Record<string, string> = {};
+    for (const r of rs.rows) {
+      const name = str(r.get('name'));
+      out[name] = this.keyring.open({ organizationId, ownerKind, ownerId, name }, storedOf(r));
+    }
+    return out;
   }
 }
 

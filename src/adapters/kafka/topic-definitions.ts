@@ -97,6 +97,8 @@ export interface EnsureTopicsOptions {
    * 1000); absent: the definition's value.
    */
   readonly recordRetentionMs?: number;
+  /** `min.insync.replicas` of every topic (config.kafka.minInsyncReplicas); absent: the broker's default. */
+  readonly minInsyncReplicas?: number | undefined;
 }
 
 /** Longest segment of a `recordRetention` topic: Kafka deletes whole segments, so a message outlives its retention by at most this. */
@@ -107,9 +109,10 @@ export const RECORD_SEGMENT_MS = 86_400_000;
  * `recordRetention`, `retention.ms` = the records' retention and `segment.ms` at most a day
  * (Kafka removes a segment once its newest message is past `retention.ms`).
  */
-export function topicConfig(d: TopicDefinition, opts: Pick<EnsureTopicsOptions, 'recordRetentionMs'>): Record<string, string> {
-  if (!d.recordRetention || opts.recordRetentionMs === undefined) return { ...d.config };
-  return { ...d.config, 'retention.ms': String(opts.recordRetentionMs), 'segment.ms': String(Math.min(opts.recordRetentionMs, RECORD_SEGMENT_MS)) };
+export function topicConfig(d: TopicDefinition, opts: Pick<EnsureTopicsOptions, 'recordRetentionMs' | 'minInsyncReplicas'>): Record<string, string> {
+  const isr: Record<string, string> = opts.minInsyncReplicas === undefined ? {} : { 'min.insync.replicas': String(opts.minInsyncReplicas) };
+  if (!d.recordRetention || opts.recordRetentionMs === undefined) return { ...d.config, ...isr };
+  return { ...d.config, 'retention.ms': String(opts.recordRetentionMs), 'segment.ms': String(Math.min(opts.recordRetentionMs, RECORD_SEGMENT_MS)), ...isr };
 }
 
 /** One line of what `ensureTopics` did. */

@@ -1,11 +1,15 @@
 import { parseArgs } from 'node:util';
 import type { CliCommand } from '../tdx.ts';
-import { loadConfig } from '../../config.ts';
+import { loadConfig, requireSecretKeys } from '../../config.ts';
 import { TdxError } from '../../errors.ts';
 import { KEY_KINDS, type KeyKind } from '../../domain/api-keys.ts';
 import { createApiKey, createOrganization, requireOrganization } from '../../admin/admin-service.ts';
 import { openAdminSession } from '../../admin/cassandra-session.ts';
 import { CassandraOrganizationStore } from '../../adapters/cassandra/organization-store.ts';
+import { rotateSecrets, secretKeyUsage, verifySecretKeys } from '../../adapters/cassandra/secret-store.ts';
+import { addKeyToFile, keyIdAt } from '../../admin/secret-keys.ts';
+import { newKeyLine } from '../../domain/secret-envelope.ts';
+import type { CliIo } from '../tdx.ts';
 
 const USAGE = `usage:
   tdx admin org create NAME                                   prints the new organization's id
@@ -13,6 +17,12 @@ const USAGE = `usage:
                                                               prints the key (shown this once only)
   tdx admin key list --org ORG [--json]
   tdx admin key revoke --org ORG KEY_ID
+  tdx admin secrets keygen [--id ID] [--file PATH] [--if-missing] [--print]
+                                                              adds a new operator key first in the key file
+                                                              (it encrypts from then on); --print only prints it
+  tdx admin secrets status                                    stored secrets per key id, registered keys
+  tdx admin secrets rotate                                    re-encrypts every secret under the active key
+                                                              (resumable, idempotent; plain values included)
 `;
 
 function usageError(message: string): TdxError {
@@ -26,6 +36,7 @@ export const adminCommand: CliCommand = async (args, io) => {
     io.stdout.write(USAGE);
     return noun === undefined ? 2 : 0;
   }
+  if (noun === 'secrets') return secretsCommand(verb, rest, io);
   const { values, positionals } = parseArgs({
     args: rest,
     options: { org: { type: 'string' }, kind: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean', default: false } },
@@ -76,3 +87,55 @@ export const adminCommand: CliCommand = async (args, io) => {
     await client.shutdown();
   }
 };
+
+const countsOf = (rows: Readonly<Record<string, number>>): string =>
+  Object.entries(rows)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ') || 'none';
+
+/** `tdx admin secrets keygen|status|rotate` (docs/secrets.md). */
+async function secretsCommand(verb: string | undefined, args: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { id: { type: 'string' }, file: { type: 'string' }, 'if-missing': { type: 'boolean', default: false }, print: { type: 'boolean', default: false } },
+    strict: true,
+  });
+  if (verb === 'keygen') {
+    const id = values.id ?? keyIdAt(new Date());
+    if (values.print) {
+      io.stdout.write(`${newKeyLine(id)}\n`);
+      return 0;
+    }
+    // the key file of the configuration (TDX_SECRETS_KEY_FILE, else <data dir>/secret-keys), unless --file names another
+    const file = values.file ?? loadConfig().secrets.keyFile;
+    const written = addKeyToFile(file, id, { ifMissing: values['if-missing'] });
+    io.stderr.write(written === undefined ? `${file} exists; left as it is\n` : `key ${written} written first in ${file} (mode 600); it encrypts from now on. Run \`tdx admin secrets rotate\` to re-encrypt the stored secrets under it.\n`);
+    return 0;
+  }
+  if (verb !== 'status' && verb !== 'rotate') throw usageError(`unknown admin command "secrets ${verb ?? ''}"`);
+  const config = loadConfig();
+  const ring = requireSecretKeys(config);
+  const client = await openAdminSession(config);
+  try {
+    if (verb === 'status') {
+      const usage = await secretKeyUsage(client);
+      io.stdout.write(`active key: ${ring.active}; configured: ${ring.ids.join(', ')}\n`);
+      io.stdout.write(`stored secrets per key: ${countsOf(usage.rows)}\n`);
+      io.stdout.write(`registered keys: ${usage.registered.join(', ') || 'none'}\n`);
+      return 0;
+    }
+    // every key that sealed something must be here (and the same) before anything is rewritten
+    await verifySecretKeys(client, ring);
+    io.stderr.write(`rotate: re-encrypting under key ${ring.active}\n`);
+    const outcome = await rotateSecrets(client, ring, (p) => {
+      io.stderr.write(`rotate: ${p.scanned}/${p.total} scanned, ${p.resealed} re-encrypted, ${p.current} already under ${ring.active}${p.skipped ? `, ${p.skipped} changed meanwhile` : ''}\n`);
+    });
+    io.stdout.write(
+      `rotated: ${outcome.resealed} re-encrypted, ${outcome.current} already under ${outcome.activeKey}, ${outcome.skipped} changed meanwhile (run again); before: ${countsOf(outcome.before)}; retired keys: ${outcome.retired.join(', ') || 'none'}\n`,
+    );
+    return outcome.skipped > 0 ? 1 : 0;
+  } finally {
+    await client.shutdown();
+  }
+}

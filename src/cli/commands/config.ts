@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import type { CliCommand, CliIo } from '../tdx.ts';
-import { loadConfig } from '../../config.ts';
+import { loadConfig, requireSecretKeys } from '../../config.ts';
 import { TdxError } from '../../errors.ts';
 import { applyConfig, exportConfig } from '../../admin/admin-service.ts';
 import { fieldName, locateField, readConfigFile } from '../../admin/config-file.ts';
@@ -90,7 +90,7 @@ export const configCommand: CliCommand = async (args, io) => {
   const client = await openAdminSession(config);
   try {
     const orgs = new CassandraOrganizationStore(client);
-    const store = new CassandraConfigAdminStore(client);
+    const store = new CassandraConfigAdminStore(client, requireSecretKeys(config));
     if (doc) {
       if (values['dry-run']) {
         const { planOnly } = await import('../../admin/plan-only.ts');

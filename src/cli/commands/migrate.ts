@@ -45,6 +45,7 @@ export async function runMigrate(config: Config, logger: Logger, io: CliIo, only
       for (const o of await ensureTopics(admin, defs, {
         prefix,
         replicationFactor: config.kafka.replicationFactor,
+        minInsyncReplicas: config.kafka.minInsyncReplicas,
         partitionsOverride: config.kafka.partitionsOverride,
         recordRetentionMs: config.cassandra.retentionSeconds * 1000,
       })) {

@@ -48,7 +48,7 @@ describe('tdx admin', () => {
 describe('tdx config apply', () => {
   it('applies the demo file, and applying it again leaves identical state', async () => {
     const { org } = await orgWithKeys(env, 'Demo');
-    const store = new CassandraConfigAdminStore(env.client);
+    const store = new CassandraConfigAdminStore(env.client, env.config.secrets.keyring);
     const first = await env.tdx(['config', 'apply', 'deploy/demo/config.yaml', '--org', org]);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/change\(s\) applied/);
@@ -85,7 +85,7 @@ describe('tdx config apply', () => {
 
   it('rejects an invalid file naming file, line and field, and applies nothing of it', async () => {
     const { org } = await orgWithKeys(env, 'Invalid');
-    const store = new CassandraConfigAdminStore(env.client);
+    const store = new CassandraConfigAdminStore(env.client, env.config.secrets.keyring);
     expect((await env.tdx(['config', 'apply', 'deploy/demo/config.yaml', '--org', org])).code).toBe(0);
     const before = await store.loadState(org);
     const dumped = await dumpKeyspace(env);
@@ -120,7 +120,7 @@ describe('tdx config apply', () => {
 
   it('a changed transformation adds a mapping version; a changed delivery method rebuilds both flows as version 2', async () => {
     const { org } = await orgWithKeys(env, 'Changes');
-    const store = new CassandraConfigAdminStore(env.client);
+    const store = new CassandraConfigAdminStore(env.client, env.config.secrets.keyring);
     expect((await env.tdx(['config', 'apply', 'deploy/demo/config.yaml', '--org', org])).code).toBe(0);
     const text = demo
       .replace('"orderNumber": $beg.purchase_order_number_03,', '"orderNumber": $string($beg.purchase_order_number_03),')

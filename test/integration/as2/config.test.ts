@@ -14,6 +14,7 @@ import { createApp } from '../../../src/http/app.ts';
 import { platformRouterOverCassandra } from '../../../src/http/platform/factory.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { credentialsFromSecrets } from '../../../src/adapters/as2/index.ts';
+import { storedOf } from '../../../src/adapters/cassandra/secret-store.ts';
 import { loadCredentials } from '../../../src/adapters/as2/keys.ts';
 import { cassandraEnv, orgWithKeys, type Env } from '../platform/support.ts';
 import { apiGet } from '../../support/api-get.ts';
@@ -104,8 +105,11 @@ describe('an AS2 connection through tdx config apply', () => {
     expect(all).not.toMatch(/BEGIN|PRIVATE KEY|CERTIFICATE-----/);
 
     // what the pipeline will load: the secrets of the connection, as credentials that work
-    const rows = await env.client.execute('SELECT name, value FROM config_secrets WHERE org_id = ?', [c.org]);
-    const creds = credentialsFromSecrets(rows.rows.map((r) => ({ name: String(r.get('name')), value: String(r.get('value')) })));
+    // (stored encrypted: opened with the test's operator key, as the nodes do; docs/secrets.md)
+    const rows = await env.client.execute('SELECT owner_kind, owner_id, name, value, key_id FROM config_secrets WHERE org_id = ?', [c.org]);
+    const open = (r: (typeof rows.rows)[number]): string =>
+      env.config.secrets.keyring.open({ organizationId: c.org, ownerKind: String(r.get('owner_kind')), ownerId: String(r.get('owner_id')), name: String(r.get('name')) }, storedOf(r));
+    const creds = credentialsFromSecrets(rows.rows.map((r) => ({ name: String(r.get('name')), value: open(r) })));
     expect(creds).not.toBeNull();
     expect(creds!.partnerCertificatePem).toBe(partner.certificatePem);
     expect(() => loadCredentials(creds!)).not.toThrow();

@@ -52,7 +52,7 @@ const connection = (id: string, kind: 'as2' | 'sftp'): ConnectionRecord => ({
 
 describe('AS2 stores', () => {
   it('the configuration store records the organization of AS2 connections (only), and forgets a deleted one', async () => {
-    const admin = new CassandraConfigAdminStore(client);
+    const admin = new CassandraConfigAdminStore(client, iso.config.secrets.keyring);
     const directory = new CassandraAs2Directory(client);
     await admin.applyChanges('org-a', [
       { op: 'put', kind: 'connection', record: connection('0193a000-0000-7000-8000-0000000000a1', 'as2') },

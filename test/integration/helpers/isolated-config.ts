@@ -5,6 +5,7 @@
  * folder), against the services named by the environment (defaults: the local stack).
  * `cleanup` drops what a test created.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,6 +22,12 @@ export interface Isolated {
   cleanup(): Promise<void>;
 }
 
+/**
+ * The operator key of this test process's isolated configurations (docs/secrets.md): the
+ * environment's `TDX_SECRETS_KEYS` when set, else one random key per test process.
+ */
+const TEST_SECRET_KEYS = process.env['TDX_SECRETS_KEYS'] ?? `it1:${randomBytes(32).toString('base64')}`;
+
 export function isolatedConfig(extra: Record<string, string> = {}): Isolated {
   const id = uniqueId('i');
   const dataDir = mkdtempSync(path.join(tmpdir(), `tdx-it-${id}-`));
@@ -34,6 +41,7 @@ export function isolatedConfig(extra: Record<string, string> = {}): Isolated {
     TDX_DATA_DIR: dataDir,
     CLICKHOUSE_CHDB_PATH: path.join(dataDir, 'chdb'),
     KAFKA_SESSION_TIMEOUT_MS: '10000',
+    TDX_SECRETS_KEYS: TEST_SECRET_KEYS,
     ...extra,
   };
   for (const k of ['KAFKA_BROKERS', 'SCHEMA_REGISTRY_URL', 'CASSANDRA_CONTACT_POINTS', 'CASSANDRA_LOCAL_DC', 'CLICKHOUSE_URL', 'CLICKHOUSE_USER', 'CLICKHOUSE_PASSWORD']) {

@@ -92,7 +92,7 @@ export async function startPipeline(doc: ConfigDocument, opts: PipelineOptions =
   const reader = new Resources(iso.config, logger);
   const client = await reader.cassandra();
   const orgs = new CassandraOrganizationStore(client);
-  const admin = new CassandraConfigAdminStore(client);
+  const admin = new CassandraConfigAdminStore(client, iso.config.secrets.keyring);
   const org = (await createOrganization(orgs, 'Pipeline test')).id;
   await applyConfig(orgs, admin, org, doc, x12ImplementationEngine, { author: 'test' });
   const { key } = await createApiKey(orgs, org, 'standard', 'test');

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../../src/http/app.ts';
 import { platformRouterOverCassandra } from '../../../src/http/platform/factory.ts';
 import { createLogger } from '../../../src/logger.ts';
+import { storedOf } from '../../../src/adapters/cassandra/secret-store.ts';
 import { cassandraEnv, orgWithKeys, type Env } from './support.ts';
 import { apiGet } from '../../support/api-get.ts';
 
@@ -459,8 +460,13 @@ describe('configuration endpoints against Cassandra', () => {
       .replace('webhooks:\n', 'webhooks:\n  - { name: sandbox-hook, kind: sandbox, url: "http://127.0.0.1:9901/sandbox", contentType: application/json, signingSecret: whsec_c2FuZGJveC1zaWduaW5nLXNlY3JldA== }\n');
     const c = await orgWithKeys(env, 'Org Secrets');
     await apply(c.org, secretsFile, 'secrets');
-    const rows = await env.client.execute('SELECT owner_kind, name, value FROM config_secrets WHERE org_id = ?', [c.org]);
-    const stored = rows.rows.map((r) => String(r.get('value')));
+    const rows = await env.client.execute('SELECT owner_kind, owner_id, name, value, key_id FROM config_secrets WHERE org_id = ?', [c.org]);
+    // stored encrypted (docs/secrets.md): opened with the test's operator key; neither the
+    // values nor their envelopes may appear in a response
+    const envelopes = rows.rows.map((r) => String(r.get('value')));
+    const stored = rows.rows.map((r) =>
+      env.config.secrets.keyring.open({ organizationId: c.org, ownerKind: String(r.get('owner_kind')), ownerId: String(r.get('owner_id')), name: String(r.get('name')) }, storedOf(r)),
+    );
     // the demo's two SFTP connections carry the stack's key file (or password, where the SFTP
     // server is one that takes a password)
     const keyPath = process.env['SFTP_PRIVATE_KEY_PATH'];
@@ -485,7 +491,7 @@ describe('configuration endpoints against Cassandra', () => {
     const written = [demoSecret, 'SECRETKEYMATERIAL', 'secret-sftp-passphrase', 'secret-as2-private-key', 'secret-as2-passphrase', 'secret-as2-certificate', 'secret-as2-partner-certificate', 'secret-sandbox-token', 'whsec_ZGVtby13ZWJob29rLXNpZ25pbmctc2VjcmV0', 'c2FuZGJveC1zaWduaW5nLXNlY3JldA'];
     for (const w of written) expect(stored.some((s) => s.includes(w)), w).toBe(true);
     const keyRows = await env.client.execute('SELECT key_hash FROM api_keys WHERE org_id = ?', [c.org]);
-    const needles = [...stored, ...written, c.standard, c.readOnly, c.sandbox, ...keyRows.rows.map((r) => String(r.get('key_hash')))];
+    const needles = [...stored, ...envelopes, ...written, c.standard, c.readOnly, c.sandbox, ...keyRows.rows.map((r) => String(r.get('key_hash')))];
 
     const doc = (await get('/platform/openapi.json', c.standard)).body;
     const rowsC = await rowsOf(c.standard);

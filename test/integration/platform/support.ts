@@ -19,7 +19,8 @@ export interface Cli {
 }
 
 export interface Env extends Isolated {
-  tdx(args: string[]): Promise<Cli>;
+  /** Runs `tdx` with the isolated environment, `extra` variables on top. */
+  tdx(args: string[], extra?: Record<string, string>): Promise<Cli>;
   client: CassandraClient;
   close(): Promise<void>;
 }
@@ -31,9 +32,9 @@ export async function cassandraEnv(extra: Record<string, string> = {}): Promise<
   await runMigrate(iso.config, logger, captureIo().io, ['cassandra']);
   const client = createCassandraClient(iso.config, logger);
   await client.connect();
-  const tdx = (args: string[]): Promise<Cli> =>
+  const tdx = (args: string[], extraEnv: Record<string, string> = {}): Promise<Cli> =>
     new Promise((resolve, reject) => {
-      const env: NodeJS.ProcessEnv = { ...process.env, ...iso.env };
+      const env: NodeJS.ProcessEnv = { ...process.env, ...iso.env, ...extraEnv };
       delete env['NODE_OPTIONS'];
       const child = spawn(process.execPath, ['bin/tdx.mjs', ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
