@@ -206,19 +206,8 @@ export class CassandraArtifactStore implements ArtifactStore {
     });
   }
 
-  put(record: ArtifactRecord, bytes: Uint8Array): Promise<StoredBytes> {
-    return guardStore('artifact write', async () => {
-      const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      const params: Params[] = [];
-      for (let i = 0, n = 0; i < buf.length || n === 0; i += CHUNK_BYTES, n++) {
-        params.push([record.blobId, n, buf.subarray(i, Math.min(buf.length, i + CHUNK_BYTES)), ...this.ttl.params(record.createdAt)]);
-        if (buf.length === 0) break;
-      }
-      await runConcurrent(this.client, `INSERT INTO proc_artifact_chunks (blob_id, chunk_index, data) VALUES (?, ?, ?)${this.ttl.clause}`, params);
-      const sha = record.sha256 !== '' ? record.sha256 : createHash('sha256').update(buf).digest('hex');
-      await this.writeRow(record, buf.length, sha, params.length);
-      return { blobId: record.blobId, size: buf.length, sha256: sha };
-    });
+  async put(record: ArtifactRecord, bytes: Uint8Array): Promise<StoredBytes> {
+    return (await this.putAll([{ record, bytes }]))[0]!;
   }
 
   putStream(record: ArtifactRecord, chunks: AsyncIterable<Uint8Array>): Promise<{ size: number; sha256: string }> {
@@ -259,14 +248,7 @@ export class CassandraArtifactStore implements ArtifactStore {
   }
 
   alias(record: ArtifactRecord, source?: StoredBytes): Promise<void> {
-    return guardStore('artifact alias', async () => {
-      // chunks of CHUNK_BYTES, and one (empty) chunk for no bytes, as put and putStream write them
-      if (source) return this.writeRow({ ...record, blobId: source.blobId }, source.size, source.sha256, chunkCountOf(source.size));
-      const rs = await this.client.execute('SELECT size, sha256, chunk_count, blob_id FROM proc_artifacts WHERE org_id = ? AND artifact_id = ?', [record.organizationId, record.blobId], { prepare: true });
-      const src = rs.first();
-      if (!src) throw new TdxError('not_found', `Artifact ${record.blobId} to share bytes with is not stored.`, { reason: 'artifact' });
-      await this.writeRow({ ...record, blobId: str(src.get('blob_id')) || record.blobId }, num(src.get('size')), str(src.get('sha256')), num(src.get('chunk_count')));
-    });
+    return this.aliasAll([{ record, source }]);
   }
 
   get(organizationId: string, id: string): Promise<ArtifactRecord | null> {
