@@ -67,6 +67,12 @@ describe.skipIf(unavailable !== undefined)(`Kafka broker restarted (${signal}) w
     // one document through the whole pipeline, then more in flight when the broker goes
     const first = await submit(601, ['KO-B1-1', 'KO-B1-2']);
     await p.settled(first, 2);
+    // settled reads Cassandra; the list below reads ClickHouse, which the materializer fills from
+    // the broker: wait until it holds the first document, so the outage check reads what was there
+    await eventually(async () => {
+      const r = await p.api(`/platform/edi_transactions?trace=${first}`);
+      return (r.body['ediTransactions'] as unknown[] | undefined)?.length === 2 ? true : undefined;
+    }, 60_000, 'the first document listed from ClickHouse');
     for (let i = 2; i <= 5; i++) await submit(600 + i, [`KO-B${i}-1`, `KO-B${i}-2`]);
     const stopped = await timed(() => broker.kafka.stop(signal));
     const downAt = Date.now();

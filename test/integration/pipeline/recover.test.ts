@@ -17,9 +17,9 @@ import { interchange, po850, startPipeline, type Pipeline } from './support.ts';
 
 const SECRET = 'whsec_cmVjb3Zlci10ZXN0LXNpZ25pbmctc2VjcmV0IQ==';
 /** Failed deliveries recovered in the window. */
-const N = 300;
+const N = 2000;
 /** Replays a second the recovery may start. */
-const RATE = 100;
+const RATE = 200;
 
 let p: Pipeline;
 let rx: Receiver;

@@ -6,7 +6,7 @@
  */
 import { writeInterchange, type SegmentToWrite } from '../../../src/x12/index.ts';
 import { runMigrate } from '../../../src/cli/commands/migrate.ts';
-import { createLogger } from '../../../src/logger.ts';
+import { createLogger, type Logger } from '../../../src/logger.ts';
 import { parseRoles, startService } from '../../../src/main.ts';
 import { Resources } from '../../../src/roles/resources.ts';
 import { createApiKey, applyConfig, createOrganization } from '../../../src/admin/admin-service.ts';
@@ -85,10 +85,51 @@ export const RETRY_DELAYS_SECONDS = '0.25,0.5,1,2,4';
 /** The longest delay of RETRY_DELAYS_SECONDS, in ms (what a Retry-After is honoured up to). */
 export const RETRY_LONGEST_MS = 4000;
 
+/** After this long, a start still under way prints its phase and the service's last warnings. */
+const START_WATCHDOG_MS = 60_000;
+
+/** A log stream that keeps the last `max` lines, and a watchdog that prints them with the phase reached. */
+class RecentLines {
+  private readonly lines: string[] = [];
+  constructor(private readonly max: number) {}
+  readonly stream = {
+    write: (chunk: string): boolean => {
+      this.lines.push(chunk.trimEnd());
+      if (this.lines.length > this.max) this.lines.shift();
+      return true;
+    },
+  } as unknown as NodeJS.WritableStream;
+
+  watchdog(what: string, ms: number): { phase(name: string): void; done(): void } {
+    let phase = 'begin';
+    const started = Date.now();
+    const timer = setInterval(() => {
+      console.error(`${what}: still at "${phase}" after ${Math.round((Date.now() - started) / 1000)} s; the service's last warnings:\n${this.lines.join('\n') || '(none)'}`);
+    }, ms);
+    timer.unref();
+    return { phase: (name) => (phase = name), done: () => clearInterval(timer) };
+  }
+}
+
 export async function startPipeline(doc: ConfigDocument, opts: PipelineOptions = {}): Promise<Pipeline> {
   const iso = isolatedConfig({ TDX_API_PORT: '0', TDX_FEED_VISIBILITY_LAG_MS: '500', TDX_LOG_VISIBILITY_LAG_MS: '500', TDX_RETRY_DELAYS_SECONDS: RETRY_DELAYS_SECONDS, TDX_RETRY_JITTER_PERCENT: '0', ...(opts.env ?? {}) });
-  const logger = createLogger({ ...iso.config, logLevel: (process.env['TDX_TEST_LOG_LEVEL'] as 'silent' | undefined) ?? 'silent' });
+  // warnings and errors are kept (the last 200 lines) and printed if the start is slow, so a
+  // set-up that never ends names the phase it is in and what the service said
+  const recent = new RecentLines(200);
+  const asked = process.env['TDX_TEST_LOG_LEVEL'] as 'debug' | undefined;
+  const logger = asked ? createLogger({ ...iso.config, logLevel: asked }) : createLogger({ ...iso.config, logLevel: 'warn' }, recent.stream);
+  const watch = recent.watchdog('startPipeline', START_WATCHDOG_MS);
+  try {
+    return await startWith(iso, logger, doc, opts, watch);
+  } finally {
+    watch.done();
+  }
+}
+
+async function startWith(iso: Isolated, logger: Logger, doc: ConfigDocument, opts: PipelineOptions, watch: { phase(name: string): void }): Promise<Pipeline> {
+  watch.phase('migrate');
   await runMigrate(iso.config, logger, captureIo().io);
+  watch.phase('configure the organization');
   const reader = new Resources(iso.config, logger);
   const client = await reader.cassandra();
   const orgs = new CassandraOrganizationStore(client);
@@ -100,7 +141,9 @@ export async function startPipeline(doc: ConfigDocument, opts: PipelineOptions =
   const keys = { standard: key, readOnly: (await createApiKey(orgs, org, 'read-only', 'test')).key, sandbox: (await createApiKey(orgs, org, 'sandbox', 'test')).key };
   let printed = '';
   const out = { write: (t: string) => (printed += t) };
+  watch.phase('start the service');
   const stop = await startService(iso.config, logger, parseRoles(opts.roles ?? 'all'), out, opts.parts);
+  watch.phase('open the test readers');
   const port = /listening on http:\/\/[^:]+:(\d+)/.exec(printed)?.[1];
   const url = port ? `http://127.0.0.1:${port}` : '';
   const stores = await reader.stores();
