@@ -79,6 +79,10 @@ export interface Config {
     readonly consumerRetryMaxMs: number;
     /** How long the producer gathers concurrent sends into one batch. @default 2 */
     readonly producerLingerMs: number;
+    /** How long an HTTP request waits for the broker to confirm its work before holding it in Cassandra. @default 10000 */
+    readonly requestSendTimeoutMs: number;
+    /** How often the scheduler produces held work again. @default 2000 */
+    readonly heldWorkIntervalMs: number;
   };
   readonly schemaRegistry: {
     /** Confluent-compatible API base. @default "http://127.0.0.1:8081/apis/ccompat/v7" */
@@ -428,6 +432,8 @@ export function loadConfig(env: Env = process.env): Config {
       consumerRetryMinMs: r.int('TDX_CONSUMER_RETRY_MIN_MS', 200, 1, 60_000),
       consumerRetryMaxMs: r.int('TDX_CONSUMER_RETRY_MAX_MS', 5_000, 1, 600_000),
       producerLingerMs: r.int('TDX_PRODUCER_LINGER_MS', 2, 0, 1_000),
+      requestSendTimeoutMs: r.int('TDX_REQUEST_SEND_TIMEOUT_MS', 10_000, 100, 120_000),
+      heldWorkIntervalMs: r.int('TDX_HELD_WORK_INTERVAL_MS', 2_000, 100, 600_000),
     },
     schemaRegistry: {
       url: r.url('SCHEMA_REGISTRY_URL', 'http://127.0.0.1:8081/apis/ccompat/v7') ?? '',

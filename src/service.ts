@@ -38,6 +38,8 @@ import { as2ReceiveNode } from './nodes/as2_receive/node.ts';
 import { x12WriteNode } from './nodes/x12_write/node.ts';
 import { sandboxSinkNode } from './nodes/sandbox_sink/node.ts';
 import { ackOverdueJob } from './roles/jobs/ack-overdue.ts';
+import { heldWorkJob } from './roles/jobs/held-work.ts';
+import { HoldingSender } from './adapters/kafka/holding-sender.ts';
 import { replayJob } from './roles/jobs/replay.ts';
 import { webhookNode } from './nodes/webhook/node.ts';
 import { SftpPoller } from './nodes/sftp_fetch/poller.ts';
@@ -144,7 +146,7 @@ async function platformRouters(r: Resources): Promise<ReturnType<typeof platform
   const deps = await nodeDeps(r);
   // a request's work item is written before its 202, or never once it answered 503 (a random
   // trace id: written late, it would be processed besides the copy its caller sends again)
-  const requests = new WireEmitter(await r.requestProducer(), await r.wire());
+  const requests = await requestEmitter(r);
   const submissions = { artifacts: deps.stores.artifacts, producer: requests, maxBytes: r.config.api.maxSubmissionBytes, idempotency: new CassandraIdempotencyStore(await r.cassandra()) };
   const replays = {
     artifacts: deps.stores.artifacts,
@@ -175,6 +177,22 @@ async function platformRouters(r: Resources): Promise<ReturnType<typeof platform
   return [platformRouterOverCassandra(r.config, r.logger, cassandra, { submissions, replays, records, recoveries }).router];
 }
 
+/**
+ * The emitter of work an HTTP request answers for: the bounded request producer, and what the
+ * broker does not confirm in time held in Cassandra for the scheduler's held_work job
+ * (src/adapters/kafka/holding-sender.ts). One per process, shared by the API's routers.
+ */
+function requestEmitter(r: Resources): Promise<WireEmitter> {
+  return r.own(
+    'request-emitter',
+    async () => {
+      const [producer, stores, wire] = await Promise.all([r.requestProducer(), r.stores(), r.wire()]);
+      return new WireEmitter(new HoldingSender(producer, stores.held, r.logger.child({ component: 'requests' }), r.config.kafka.requestSendTimeoutMs), wire);
+    },
+    () => undefined,
+  );
+}
+
 /** The AS2 endpoints (`POST /as2/:connectionId`, `POST /as2/mdn`): outside /platform, no API key. */
 async function as2Routers(r: Resources): Promise<ReturnType<typeof as2Router>[]> {
   const [deps, as2, cassandra] = await Promise.all([nodeDeps(r), as2Stores(r), r.cassandra()]);
@@ -185,7 +203,7 @@ async function as2Routers(r: Resources): Promise<ReturnType<typeof as2Router>[]>
       config: deps.config,
       flows: (org) => flows.list(org, 'flow'),
       artifacts: deps.stores.artifacts,
-      producer: deps.emitter,
+      producer: await requestEmitter(r),
       received: meteredAs2Received(as2.received, r.metrics.delivery),
       awaited: as2.awaited,
       complete: meteredAs2Completion((work, outcome) => completeAwaitedDelivery(deps, work, outcome), r.metrics.delivery),
@@ -209,9 +227,16 @@ const as2MdnWait: SchedulerJobFactory = async (r) => {
   });
 };
 
-/** Reports delivered documents whose 997 is overdue (partner `acknowledgmentDeadlineMinutes`). */
+/** Carries out replay commands (src/roles/jobs/replay.ts). */
 const replay: SchedulerJobFactory = async (r) => replayJob(r, await nodeDeps(r), (await r.stores()).replays);
 
+/** Produces the work requests held when the broker did not confirm it (src/roles/jobs/held-work.ts). */
+const heldWork: SchedulerJobFactory = async (r) => {
+  const [producer, stores] = await Promise.all([r.producer(), r.stores()]);
+  return heldWorkJob({ intervalMs: r.config.kafka.heldWorkIntervalMs, leases: stores.leases, logger: r.logger, held: stores.held, send: (records) => producer.send(records) });
+};
+
+/** Reports delivered documents whose 997 is overdue (partner `acknowledgmentDeadlineMinutes`). */
 const ackOverdue: SchedulerJobFactory = async (r) =>
   ackOverdueJob(await nodeDeps(r), { intervalMs: r.config.acknowledgments.overdueCheckIntervalMs, leases: (await r.stores()).leases, logger: r.logger, metrics: r.metrics.business });
 /** The SFTP poller of this process (scheduler role), over the node dependencies and the shared SFTP client. */
@@ -257,7 +282,7 @@ export const defaultParts: ServiceParts = {
     sandbox_sink: node(sandboxSinkNode),
     webhook: node(webhookNode),
   },
-  schedulerJobs: [sftpPolling, ackOverdue, replay, as2MdnWait],
+  schedulerJobs: [sftpPolling, ackOverdue, replay, as2MdnWait, heldWork],
 };
 
 export function buildRoles(resources: Resources, roleNames: readonly RoleName[], out: TextOut, parts: ServiceParts = defaultParts): Role[] {

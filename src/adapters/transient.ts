@@ -55,6 +55,20 @@ function tooLargeForBroker(err: unknown, depth = 0): boolean {
   return e.cause !== undefined && e.cause !== err && tooLargeForBroker(e.cause, depth + 1);
 }
 
+// The broker no longer accepting an idempotent producer's sequence (a batch it lost with a
+// killed leader, a producer id it expired): kafkajs 2.2.4 reports it and never recovers, so every
+// later send of that producer fails the same way. A new producer (a new producer id) cures it.
+const KAFKA_PRODUCER_STATE_TYPES = new Set(['OUT_OF_ORDER_SEQUENCE_NUMBER', 'UNKNOWN_PRODUCER_ID', 'INVALID_PRODUCER_EPOCH', 'INVALID_PRODUCER_ID_MAPPING']);
+
+/** True when `err`, or an error it was caused by, says the producer's idempotence state is broken. */
+export function producerStateLost(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 8) return false;
+  const e = err as { type?: unknown; cause?: unknown; originalError?: unknown };
+  if (typeof e.type === 'string' && KAFKA_PRODUCER_STATE_TYPES.has(e.type)) return true;
+  if (e.originalError !== undefined && e.originalError !== err && producerStateLost(e.originalError, depth + 1)) return true;
+  return e.cause !== undefined && e.cause !== err && producerStateLost(e.cause, depth + 1);
+}
+
 /** True when trying the same work again may succeed (a store, the broker or the network briefly unavailable). */
 export function isTransient(err: unknown, depth = 0): boolean {
   // before the TdxError flag: the producer reports every failed send as broker_unavailable

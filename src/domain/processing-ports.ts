@@ -224,3 +224,31 @@ export interface SchedulerLeaseStore {
   position(name: string): Promise<Micros | null>;
   setPosition(name: string, position: Micros): Promise<void>;
 }
+
+/**
+ * A record as it goes to the broker (topic with its prefix, key, encoded value, headers), held
+ * because its send was not confirmed. `id` is a digest of all four.
+ */
+export interface HeldRecord {
+  readonly id: string;
+  readonly topic: string;
+  readonly key: string | null;
+  readonly value: Buffer;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** When it was held (milliseconds since the epoch). */
+  readonly heldAt: number;
+}
+
+/**
+ * Work whose hand-over to the broker is unknown, kept until the scheduler has produced it again
+ * (docs/reliability.md, "Submissions the broker did not confirm"). Rows are spread over `shards`
+ * partitions, read one partition at a time.
+ */
+export interface HeldWorkStore {
+  readonly shards: number;
+  hold(records: readonly HeldRecord[]): Promise<void>;
+  /** At most `limit` records of one shard. */
+  list(shard: number, limit: number): Promise<HeldRecord[]>;
+  /** Forgets records once produced. */
+  release(records: readonly HeldRecord[]): Promise<void>;
+}

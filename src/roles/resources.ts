@@ -4,6 +4,7 @@
  * was opened; GET /readyz runs them. `metrics` is the process's metrics port (Prometheus,
  * unless `TDX_METRICS=off`); every store client opened here reports its requests to it.
  */
+import { CassandraHeldWorkStore } from '../adapters/cassandra/held-work-store.ts';
 import type { Kafka } from 'kafkajs';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
@@ -42,6 +43,7 @@ export interface CassandraStores {
   readonly sandboxReceipts: CassandraSandboxReceipts;
   readonly deadlines: CassandraAcknowledgmentDeadlines;
   readonly leases: CassandraSchedulerLeases;
+  readonly held: CassandraHeldWorkStore;
 }
 
 export class Resources {
@@ -111,7 +113,7 @@ export class Resources {
   producer(): Promise<BatchingProducer> {
     return this.once('producer', async () => {
       const producer = BatchingProducer.create(await this.kafka(), this.config);
-      instrumentKafka(producer.producer, this.metrics.stores);
+      producer.watch((p) => instrumentKafka(p, this.metrics.stores));
       await producer.connect();
       this.closers.push({ name: 'kafka-producer', close: () => producer.close() });
       return producer;
@@ -122,7 +124,7 @@ export class Resources {
   requestProducer(): Promise<BatchingProducer> {
     return this.once('request-producer', async () => {
       const producer = BatchingProducer.createBounded(this.config, this.logger);
-      instrumentKafka(producer.producer, this.metrics.stores);
+      producer.watch((p) => instrumentKafka(p, this.metrics.stores));
       await producer.connect();
       this.closers.push({ name: 'kafka-request-producer', close: () => producer.close() });
       return producer;
@@ -186,6 +188,7 @@ export class Resources {
         sandboxReceipts: new CassandraSandboxReceipts(c),
         deadlines: new CassandraAcknowledgmentDeadlines(c),
         leases: new CassandraSchedulerLeases(c),
+        held: new CassandraHeldWorkStore(c),
       };
     });
   }

@@ -559,10 +559,13 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
     const pollFiles = (await sftp.list(dirs.pollOut)).filter((f) => !f.name.startsWith('.'));
     const ackedGroups = new Map<string, number>();
     const pollIsa = new Map<string, number>();
+    /** The files of each 997 ISA13, named in a duplicate's failure line. */
+    const filesOfIsa = new Map<string, string[]>();
     for (const f of pollFiles) {
       const ic = readInterchanges(await sftp.read(path.posix.join(dirs.pollOut, f.name))).interchanges[0];
       if (!ic) continue;
       bump(pollIsa, ic.header.controlNumber);
+      filesOfIsa.set(ic.header.controlNumber, [...(filesOfIsa.get(ic.header.controlNumber) ?? []), f.name]);
       for (const g of ic.groups) {
         for (const s of g.sets) for (const seg of s.set.segments) if (seg.id === 'AK1') bump(ackedGroups, String(Number(seg.elements[1])));
       }
@@ -571,9 +574,9 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
       if (item.kind !== 'inbound' || item.partner !== 'POLL') continue;
       const n = ackedGroups.get(String(item.gcn)) ?? 0;
       if (n === 0) fail('lost', `no 997 uploaded for ${item.id} (trace ${trace})`);
-      if (n > 1 && !byAmbiguity.get(trace)) fail('duplicated', `${n} 997s uploaded for ${item.id}`, n - 1);
+      if (n > 1 && !byAmbiguity.get(trace)) fail('duplicated', `${n} 997s uploaded for ${item.id} (trace ${trace})`, n - 1);
     }
-    for (const [icn, n] of pollIsa) if (n > 1) fail('duplicated', `ISA13 ${icn} used by ${n} of the 997s sent to POLL`, n - 1);
+    for (const [icn, n] of pollIsa) if (n > 1) fail('duplicated', `ISA13 ${icn} used by ${n} of the 997s sent to POLL (${(filesOfIsa.get(icn) ?? []).join(', ')})`, n - 1);
     const outFinal = (await sftp.list(dirs.outOut)).filter((f) => !f.name.startsWith('.'));
     const isa = new Map<string, number>();
     const gs = new Map<string, number>();

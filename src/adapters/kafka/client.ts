@@ -5,6 +5,7 @@ import { Kafka, Partitioners, logLevel, type Message, type Producer, type LogEnt
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../logger.ts';
 import { TdxError } from '../../errors.ts';
+import { producerStateLost } from '../transient.ts';
 import { quietRequestQueues } from './idle-timer.ts';
 
 /** A dependency check run by GET /readyz (structurally the HealthCheck of src/http/app.ts). */
@@ -64,12 +65,17 @@ export interface OutgoingRecord {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/** Sends records to the broker; resolves once they are acknowledged. */
+export interface RecordSender {
+  send(records: readonly OutgoingRecord[]): Promise<void>;
+}
+
 /**
  * An idempotent producer that gathers the sends of concurrent callers for `lingerMs` into one
  * `sendBatch` request (kafkajs has no linger of its own). Each caller's promise settles when
  * its batch is acknowledged by every in-sync replica.
  */
-export class BatchingProducer {
+export class BatchingProducer implements RecordSender {
   private pending: { records: readonly OutgoingRecord[]; resolve: () => void; reject: (e: unknown) => void }[] = [];
   private timer: NodeJS.Timeout | undefined;
   private inFlight = new Set<Promise<void>>();
@@ -78,8 +84,11 @@ export class BatchingProducer {
   /** A flush is due as soon as the batch in flight is acknowledged (group commit). */
   private flushQueued = false;
 
+  /** Connects a producer made by `renew`, before the next request (a failed connect is tried again by the next batch). */
+  private connectRenewed: (() => Promise<void>) | null = null;
+
   constructor(
-    readonly producer: Producer,
+    private producer: Producer,
     private readonly lingerMs: number,
     private readonly maxBatchRecords = 1000,
     /**
@@ -89,19 +98,27 @@ export class BatchingProducer {
      * interchange share a trace, so a partition.
      */
     private readonly maxRequestBytes = 512 * 1024,
+    /**
+     * Makes a new producer when the broker no longer takes this one's idempotent sequence
+     * (`producerStateLost`, ../transient.ts): kafkajs does not recover from it, so without a new
+     * producer every later send would fail. The failed batch's callers retry as for any
+     * failure; records written twice that way are done once (deterministic ids).
+     */
+    private readonly renew?: () => Producer,
   ) {}
 
   static create(kafka: Kafka, config: Config): BatchingProducer {
     // The idempotent producer retries without limit (a bounded retry could break its ordering
     // guarantee); shutdown is bounded by TDX_SHUTDOWN_TIMEOUT_MS instead.
-    const producer = kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      allowAutoTopicCreation: false,
-      createPartitioner: Partitioners.DefaultPartitioner,
-      retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 5_000 },
-    });
-    return new BatchingProducer(producer, config.kafka.producerLingerMs);
+    const make = (): Producer =>
+      kafka.producer({
+        idempotent: true,
+        maxInFlightRequests: 1,
+        allowAutoTopicCreation: false,
+        createPartitioner: Partitioners.DefaultPartitioner,
+        retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 5_000 },
+      });
+    return new BatchingProducer(make(), config.kafka.producerLingerMs, undefined, undefined, make);
   }
 
   /**
@@ -190,10 +207,11 @@ export class BatchingProducer {
     }
     requests.push(byTopic);
     const run = requests
-      .reduce<Promise<unknown>>((prev, req) => prev.then(() => this.producer.sendBatch({ acks: -1, topicMessages: [...req].map(([topic, messages]) => ({ topic, messages })) })), this.tail)
+      .reduce<Promise<unknown>>((prev, req) => prev.then(async () => (await this.current()).sendBatch({ acks: -1, topicMessages: [...req].map(([topic, messages]) => ({ topic, messages })) })), this.tail)
       .then(
         () => batch.forEach((p) => p.resolve()),
         (err: unknown) => {
+          if (producerStateLost(err)) this.renewProducer();
           const e = new TdxError('broker_unavailable', 'Kafka did not accept the batch.', { cause: err });
           batch.forEach((p) => p.reject(e));
         },
@@ -201,6 +219,35 @@ export class BatchingProducer {
     this.tail = run;
     this.inFlight.add(run);
     void run.finally(() => this.inFlight.delete(run));
+  }
+
+  private readonly watchers: ((producer: Producer) => void)[] = [];
+
+  /** Calls `fn` with the kafkajs producer now and with every producer that replaces it (metrics). */
+  watch(fn: (producer: Producer) => void): void {
+    this.watchers.push(fn);
+    fn(this.producer);
+  }
+
+  /** The producer to send with, connected first when it was just renewed. */
+  private async current(): Promise<Producer> {
+    const connect = this.connectRenewed;
+    if (connect) {
+      await connect();
+      this.connectRenewed = null;
+    }
+    return this.producer;
+  }
+
+  /** Replaces the producer whose idempotence state the broker lost (see `renew`). */
+  private renewProducer(): void {
+    if (!this.renew) return;
+    const old = this.producer;
+    const fresh = this.renew();
+    this.producer = fresh;
+    for (const fn of this.watchers) fn(fresh);
+    this.connectRenewed = () => fresh.connect();
+    void old.disconnect().catch(() => undefined);
   }
 
   /** Sends what is pending, waits for in-flight batches, disconnects. */

@@ -3,13 +3,13 @@
  * encoded with their topic's codec and sent under the deployment's topic prefix.
  */
 import type { Emitter, OutgoingMessage } from '../../nodes/ports.ts';
-import type { BatchingProducer } from './client.ts';
+import type { RecordSender } from './client.ts';
 import type { WireRegistry } from './registry.ts';
 import { emittedBy, outgoingTraceparents } from '../tracing/context.ts';
 
 export class WireEmitter implements Emitter {
   constructor(
-    private readonly producer: BatchingProducer,
+    private readonly producer: RecordSender,
     private readonly wire: WireRegistry,
   ) {}
 

@@ -46,7 +46,7 @@ import type { ConfigView } from '../../nodes/ports.ts';
 import { AS2_MDN_PURPOSE } from '../../nodes/as2_receive/step.ts';
 import type { StageMessage } from '../../wire/stage.v1.ts';
 import { stageTopic } from '../../wire/topics.ts';
-import { readAll, withTimeout, type WorkProducer } from '../platform/submission-routes.ts';
+import { readAll, type WorkProducer } from '../platform/submission-routes.ts';
 
 export interface As2RouteDeps {
   /** The organization of an AS2 connection (the request carries no API key). */
@@ -69,7 +69,6 @@ export interface As2RouteDeps {
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const PRODUCE_TIMEOUT_MS = 10_000;
 const FLOW_CACHE_MS = 5_000;
 
 function send(ctx: Context, reply: HttpReply): void {
@@ -122,7 +121,7 @@ export function as2Router(deps: As2RouteDeps): Router {
 
   const produce = async (messages: { topic: string; key: string; value: unknown }[]): Promise<void> => {
     try {
-      await withTimeout(deps.producer.produce(messages), PRODUCE_TIMEOUT_MS);
+      await deps.producer.produce(messages);
     } catch (err) {
       if (isTdxError(err)) throw err;
       throw new TdxError('broker_unavailable', `Kafka did not take the AS2 work item: ${err instanceof Error ? err.message : String(err)}`, { cause: err });

@@ -25,7 +25,7 @@ import { requireAccess } from '../middleware/auth.ts';
 import { authOf } from '../middleware/state.ts';
 import { defineOperation, param } from './operation.ts';
 import { documentOperation, errorResponse, jsonResponse, rateLimitedResponse, ref } from './openapi.ts';
-import { withTimeout, type WorkProducer } from './submission-routes.ts';
+import type { WorkProducer } from './submission-routes.ts';
 
 export interface ReplayRouteDeps extends ReplayLoadDeps {
   readonly transactions: Pick<TransactionStore, 'get' | 'addResend'>;
@@ -37,7 +37,6 @@ export interface ReplayRouteDeps extends ReplayLoadDeps {
   readonly retentionSeconds?: number;
 }
 
-const PRODUCE_TIMEOUT_MS = 10_000;
 
 const REPLAY_ACCEPTED = { type: 'object', properties: { message: { type: 'string' }, ediTransactionId: { type: 'string' }, traceGuid: { type: 'string' } }, required: ['message', 'ediTransactionId', 'traceGuid'] };
 
@@ -94,11 +93,11 @@ export async function issueReplay(deps: ReplayIssueDeps, t: StoredTransaction, k
     requestedAt: issue.at,
     attempt: issue.attempt,
   };
-  await withTimeout(deps.producer.produce([{ topic: TOPICS.replay, key: t.traceGuid, value: command }]), PRODUCE_TIMEOUT_MS);
+  await deps.producer.produce([{ topic: TOPICS.replay, key: t.traceGuid, value: command }]);
   // the count moves at once: it counts attempts, not confirmed deliveries
   await deps.transactions.addResend(t.organizationId, t.id, command.id, issue.at);
   const change: TransactionChange = { id: t.id, organizationId: t.organizationId, traceGuid: t.traceGuid, changedAt: issue.at };
-  await withTimeout(deps.producer.produce([{ topic: TOPICS.transactions, key: t.traceGuid, value: change }]), PRODUCE_TIMEOUT_MS);
+  await deps.producer.produce([{ topic: TOPICS.transactions, key: t.traceGuid, value: change }]);
   return command;
 }
 

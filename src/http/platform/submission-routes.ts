@@ -127,7 +127,12 @@ export const submissionOperations = {
   }),
 };
 
-/** Produces work items (the nodes' Emitter, narrowed). */
+/**
+ * Produces a request's work items (the nodes' Emitter, narrowed): resolves once they are durable
+ * (confirmed by the broker, or held for the scheduler to produce again:
+ * src/adapters/kafka/holding-sender.ts), within seconds; rejects with a 503 code when they were
+ * not taken.
+ */
 export interface WorkProducer {
   produce(messages: readonly { topic: string; key: string; value: unknown }[]): Promise<void>;
 }
@@ -296,22 +301,6 @@ export function registerSubmissionRoutes(router: Router, deps: SubmissionDeps): 
   });
 
   documentOperation(submissionOperations.edi, { Accepted: ACCEPTED });
-}
-
-/** Longest wait for the broker to take a work item before the request answers 503. */
-const PRODUCE_TIMEOUT_MS = 10_000;
-
-/** `work`, or `broker_unavailable` (503) once `ms` passed: a request never hangs on a broker outage. */
-export async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TdxError('broker_unavailable', `Kafka did not take the work item within ${ms / 1000} s.`)), ms);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** The whole body, refusing more than `max` bytes. */
@@ -483,7 +472,7 @@ async function accept(ctx: Context, deps: SubmissionDeps, idem: (Omit<Idempotenc
     const claim = await idem.store.claim({ organizationId: org, key: idem.key, fingerprint: idem.fingerprint, traceGuid, state: 'pending', response, work: JSON.stringify(work), createdAt: at });
     if (!claim.claimed) return answerRepeat(ctx, deps, claim.existing, idem.fingerprint, now());
   }
-  await withTimeout(deps.producer.produce(work), PRODUCE_TIMEOUT_MS);
+  await deps.producer.produce(work);
   if (idem) await idem.store.accept(org, idem.key, response, at, now());
   ctx.status = 202;
   ctx.body = answer;
@@ -498,7 +487,7 @@ async function answerRepeat(ctx: Context, deps: SubmissionDeps, existing: Idempo
       throw new TdxError('idempotency_key_in_use', `The first request with Idempotency-Key "${existing.key}" is still being taken; retry in a moment to read its answer.`, { reason: 'Idempotency-Key' });
     }
     // the first request stopped after its claim (its bytes are stored): its work is produced now, once
-    await withTimeout(deps.producer.produce(JSON.parse(existing.work) as Work), PRODUCE_TIMEOUT_MS);
+    await deps.producer.produce(JSON.parse(existing.work) as Work);
     if (existing.response !== null) await deps.idempotency!.accept(existing.organizationId, existing.key, existing.response, existing.createdAt, now);
   }
   const first = JSON.parse(existing.response ?? '{}') as { status?: number; body?: unknown };

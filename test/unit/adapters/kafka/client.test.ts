@@ -49,6 +49,34 @@ describe('BatchingProducer', () => {
     for (const r of results) expect(r).toMatchObject({ status: 'rejected', reason: { code: 'broker_unavailable' } });
   });
 
+  it('replaces a producer whose idempotent sequence the broker lost, and sends the next batch with the new one', async () => {
+    // kafkajs reports the broker's OUT_OF_ORDER_SEQUENCE_NUMBER as a protocol error, wrapped when retries ran out
+    const lost = Object.assign(new Error('The broker received an out of order sequence number'), { name: 'KafkaJSProtocolError', type: 'OUT_OF_ORDER_SEQUENCE_NUMBER', code: 45, retriable: false });
+    const wrapped = Object.assign(new Error(lost.message), { name: 'KafkaJSNumberOfRetriesExceeded', cause: lost });
+    const events: string[] = [];
+    const make = (name: string, fail: boolean): Producer =>
+      ({
+        connect: () => (events.push(`${name}:connect`), Promise.resolve()),
+        sendBatch: () => (events.push(`${name}:send`), fail ? Promise.reject(wrapped) : Promise.resolve([])),
+        disconnect: () => (events.push(`${name}:disconnect`), Promise.resolve()),
+      }) as unknown as Producer;
+    let made = 0;
+    const p = new BatchingProducer(make('first', true), 0, 1000, 1000, () => make(`renewed${++made}`, false));
+    const first = await p.send([{ topic: 'a', key: 'k', value: Buffer.from('1') }]).catch((e: unknown) => e);
+    expect(isTdxError(first) && first.code).toBe('broker_unavailable');
+    await p.send([{ topic: 'a', key: 'k', value: Buffer.from('1') }]);
+    expect(events).toEqual(['first:send', 'first:disconnect', 'renewed1:connect', 'renewed1:send']);
+    expect(made).toBe(1);
+  });
+
+  it('keeps its producer after any other failure', async () => {
+    const { producer } = fakeProducer(true);
+    let made = 0;
+    const p = new BatchingProducer(producer, 0, 1000, 1000, () => (made++, producer));
+    await p.send([{ topic: 'a', key: null, value: Buffer.from('1') }]).catch(() => undefined);
+    expect(made).toBe(0);
+  });
+
   it('sends what is pending on close', async () => {
     const { producer, batches } = fakeProducer();
     const p = new BatchingProducer(producer, 60_000);
