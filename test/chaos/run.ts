@@ -644,7 +644,11 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
         const perId = new Map<string, number>();
         for (const r of rows) perId.set(r.id, (perId.get(r.id) ?? 0) + 1);
         const odd = rows.filter((r) => !inCassandra.has(r.id) || (perId.get(r.id) ?? 0) > 1);
-        why = `: ${odd.map((r) => `${r.service} ${r.id} created ${r.created_at} v${r.version}${inCassandra.has(r.id) ? ` (Cassandra: created ${inCassandra.get(r.id)!.createdAt})` : ' (not in Cassandra)'}`).join('; ')}`;
+        const missing = rs.filter((r) => !perId.has(r.id));
+        why = `: ${[
+          ...odd.map((r) => `${r.service} ${r.id} created ${r.created_at} v${r.version}${inCassandra.has(r.id) ? ` (Cassandra: created ${inCassandra.get(r.id)!.createdAt})` : ' (not in Cassandra)'}`),
+          ...missing.map((r) => `${r.service} ${r.id} (${r.status}, created ${r.createdAt}) not in ClickHouse`),
+        ].join('; ')}`;
       }
       fail(n < rs.length ? 'lost' : 'duplicated', `trace ${trace}: ${rs.length} results in Cassandra, ${n} in ClickHouse${why}`, Math.abs(rs.length - n));
     });

@@ -1,7 +1,7 @@
 /**
  * kafkajs client factory, the batching producer and the Kafka health check.
  */
-import { Kafka, Partitioners, logLevel, type Message, type Producer, type LogEntry } from 'kafkajs';
+import { Kafka, Partitioners, logLevel, type Message, type PartitionMetadata, type Producer, type LogEntry } from 'kafkajs';
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../logger.ts';
 import { TdxError } from '../../errors.ts';
@@ -105,20 +105,23 @@ export class BatchingProducer implements RecordSender {
      * failure; records written twice that way are done once (deterministic ids).
      */
     private readonly renew?: () => Producer,
+    /** Sees the partition kafkajs chose for each record (the producer's partitioner is `witness.partitioner`). */
+    private readonly witness: PartitionWitness = new PartitionWitness(),
   ) {}
 
   static create(kafka: Kafka, config: Config): BatchingProducer {
     // The idempotent producer retries without limit (a bounded retry could break its ordering
     // guarantee); shutdown is bounded by TDX_SHUTDOWN_TIMEOUT_MS instead.
+    const witness = new PartitionWitness();
     const make = (): Producer =>
       kafka.producer({
         idempotent: true,
         maxInFlightRequests: 1,
         allowAutoTopicCreation: false,
-        createPartitioner: Partitioners.DefaultPartitioner,
+        createPartitioner: witness.partitioner,
         retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 5_000 },
       });
-    return new BatchingProducer(make(), config.kafka.producerLingerMs, undefined, undefined, make);
+    return new BatchingProducer(make(), config.kafka.producerLingerMs, undefined, undefined, make, witness);
   }
 
   /**
@@ -135,14 +138,15 @@ export class BatchingProducer implements RecordSender {
    */
   static createBounded(config: Config, logger: Logger): BatchingProducer {
     const kafka = createKafka(config, logger, '-requests', { retries: 1, requestTimeoutMs: 5_000 });
+    const witness = new PartitionWitness();
     const producer = kafka.producer({
       idempotent: false,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
-      createPartitioner: Partitioners.DefaultPartitioner,
+      createPartitioner: witness.partitioner,
       retry: { retries: 1, initialRetryTime: 100, maxRetryTime: 1_000 },
     });
-    return new BatchingProducer(producer, 0);
+    return new BatchingProducer(producer, 0, undefined, undefined, undefined, witness);
   }
 
   connect(): Promise<void> {
@@ -207,7 +211,7 @@ export class BatchingProducer implements RecordSender {
     }
     requests.push(byTopic);
     const run = requests
-      .reduce<Promise<unknown>>((prev, req) => prev.then(async () => (await this.current()).sendBatch({ acks: -1, topicMessages: [...req].map(([topic, messages]) => ({ topic, messages })) })), this.tail)
+      .reduce<Promise<unknown>>((prev, req) => prev.then(() => this.sendRequest(req)), this.tail)
       .then(
         () => batch.forEach((p) => p.resolve()),
         (err: unknown) => {
@@ -219,6 +223,29 @@ export class BatchingProducer implements RecordSender {
     this.tail = run;
     this.inFlight.add(run);
     void run.finally(() => this.inFlight.delete(run));
+  }
+
+  /**
+   * One produce request, checked: every partition a record went to must be in the broker's
+   * answer. kafkajs 2.2.4 drops records without an error when, in a request spread over several
+   * brokers, one broker fails and its partitions' new leader is a broker that had already
+   * answered: its retry sends only to brokers without an answer (seen in the cluster chaos run:
+   * a result event lost while the feed event beside it was written). The records of a partition
+   * missing from the answer were never sent, so they are sent again, a few times at most.
+   */
+  private async sendRequest(req: Map<string, Message[]>): Promise<void> {
+    let topicMessages = [...req].map(([topic, messages]) => ({ topic, messages }));
+    for (let round = 0; ; round++) {
+      const producer = await this.current();
+      this.witness.begin();
+      const answered = await producer.sendBatch({ acks: -1, topicMessages });
+      const dropped = this.witness.unanswered(answered);
+      if (dropped.length === 0) return;
+      if (round >= 3) throw new TdxError('broker_unavailable', `Kafka answered a produce request without ${dropped.length} of its records (partitions ${[...new Set(dropped.map((d) => `${d.topic}/${d.partition}`))].join(', ')}).`);
+      const byTopic = new Map<string, Message[]>();
+      for (const d of dropped) byTopic.set(d.topic, [...(byTopic.get(d.topic) ?? []), d.message]);
+      topicMessages = [...byTopic].map(([topic, messages]) => ({ topic, messages }));
+    }
   }
 
   private readonly watchers: ((producer: Producer) => void)[] = [];
@@ -263,4 +290,35 @@ function recordBytes(r: OutgoingRecord): number {
   let n = 32 + r.value.length + (r.key === null ? 0 : Buffer.byteLength(r.key));
   if (r.headers) for (const [k, v] of Object.entries(r.headers)) n += Buffer.byteLength(k) + Buffer.byteLength(v) + 4;
   return n;
+}
+
+/**
+ * Wraps kafkajs's default partitioner to note the partition each record of the request under
+ * way goes to, so the broker's answer can be checked for every one of them. A producer sends one
+ * request at a time (`maxInFlightRequests: 1`, requests chained), so one set of notes suffices.
+ */
+export class PartitionWitness {
+  private chosen = new Map<Message, { topic: string; partition: number }>();
+  private readonly inner = Partitioners.DefaultPartitioner();
+
+  /** The `createPartitioner` of the producer this witness watches. */
+  readonly partitioner = (): ((args: { topic: string; partitionMetadata: PartitionMetadata[]; message: Message }) => number) => (args) => {
+    const partition = this.inner(args);
+    this.chosen.set(args.message, { topic: args.topic, partition });
+    return partition;
+  };
+
+  /** Forgets the notes of the previous request. */
+  begin(): void {
+    this.chosen = new Map();
+  }
+
+  /** The records noted whose partition the answer does not list (none when nothing was noted). */
+  unanswered(answer: readonly { topicName: string; partition: number }[] | undefined): { topic: string; partition: number; message: Message }[] {
+    if (this.chosen.size === 0 || !Array.isArray(answer)) return [];
+    const seen = new Set(answer.map((a) => `${a.topicName}\u0000${a.partition}`));
+    const out: { topic: string; partition: number; message: Message }[] = [];
+    for (const [message, { topic, partition }] of this.chosen) if (!seen.has(`${topic}\u0000${partition}`)) out.push({ topic, partition, message });
+    return out;
+  }
 }

@@ -1,7 +1,7 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import type { Producer } from 'kafkajs';
-import { BatchingProducer } from '../../../../src/adapters/kafka/client.ts';
+import type { Message, Producer } from 'kafkajs';
+import { BatchingProducer, PartitionWitness } from '../../../../src/adapters/kafka/client.ts';
 import { loadConfig } from '../../../../src/config.ts';
 import { isTdxError } from '../../../../src/errors.ts';
 import { createLogger } from '../../../../src/logger.ts';
@@ -67,6 +67,54 @@ describe('BatchingProducer', () => {
     await p.send([{ topic: 'a', key: 'k', value: Buffer.from('1') }]);
     expect(events).toEqual(['first:send', 'first:disconnect', 'renewed1:connect', 'renewed1:send']);
     expect(made).toBe(1);
+  });
+
+  it('sends again the records of a partition the broker answer leaves out (kafkajs drops them after a leader moved), and only those', async () => {
+    const witness = new PartitionWitness();
+    const partition = witness.partitioner();
+    const meta = [0, 1, 2].map((partitionId) => ({ partitionId, leader: 1, replicas: [1], isr: [1], partitionErrorCode: 0, offlineReplicas: [] }));
+    const sent: { round: number; topic: string; key: string }[] = [];
+    let round = 0;
+    const producer = {
+      sendBatch: (b: { topicMessages: { topic: string; messages: Message[] }[] }) => {
+        round++;
+        const answer: { topicName: string; partition: number; errorCode: number }[] = [];
+        for (const { topic, messages } of b.topicMessages) {
+          for (const message of messages) {
+            const p = partition({ topic, partitionMetadata: meta, message });
+            sent.push({ round, topic, key: String(message.key) });
+            // the first answer leaves out the topic `lost`, as kafkajs does after a leader change
+            if (!(round === 1 && topic === 'lost')) answer.push({ topicName: topic, partition: p, errorCode: 0 });
+          }
+        }
+        return Promise.resolve(answer);
+      },
+      disconnect: () => Promise.resolve(),
+    } as unknown as Producer;
+    const p = new BatchingProducer(producer, 0, 1000, 512 * 1024, undefined, witness);
+    await p.send([
+      { topic: 'kept', key: 'a', value: Buffer.from('1') },
+      { topic: 'lost', key: 'b', value: Buffer.from('2') },
+      { topic: 'lost', key: 'c', value: Buffer.from('3') },
+    ]);
+    expect(sent.filter((x) => x.round === 2).map((x) => `${x.topic}:${x.key}`).sort()).toEqual(['lost:b', 'lost:c']);
+    expect(round).toBe(2);
+  });
+
+  it('fails the batch when the broker keeps answering without some of its records', async () => {
+    const witness = new PartitionWitness();
+    const partition = witness.partitioner();
+    const meta = [{ partitionId: 0, leader: 1, replicas: [1], isr: [1], partitionErrorCode: 0, offlineReplicas: [] }];
+    const producer = {
+      sendBatch: (b: { topicMessages: { topic: string; messages: Message[] }[] }) => {
+        for (const { topic, messages } of b.topicMessages) for (const message of messages) partition({ topic, partitionMetadata: meta, message });
+        return Promise.resolve([]);
+      },
+      disconnect: () => Promise.resolve(),
+    } as unknown as Producer;
+    const p = new BatchingProducer(producer, 0, 1000, 512 * 1024, undefined, witness);
+    const err = await p.send([{ topic: 'lost', key: 'k', value: Buffer.from('1') }]).catch((e: unknown) => e);
+    expect(isTdxError(err) && err.code).toBe('broker_unavailable');
   });
 
   it('keeps its producer after any other failure', async () => {
