@@ -14,8 +14,25 @@ import type { HealthCheck } from './client.ts';
 
 export const COMPATIBILITY = 'BACKWARD';
 
-export function createSchemaRegistry(config: Config): SchemaRegistry {
-  return new SchemaRegistry({ host: config.schemaRegistry.url, clientId: config.serviceName, retry: { retries: 2 } });
+/** Longest wait for one answer of the schema registry (a registry that stopped answering fails the start, naming it, instead of holding it forever). */
+const REGISTRY_REQUEST_TIMEOUT_MS = 10_000;
+
+/**
+ * A middleware of the registry client's HTTP library (mappersmith) that gives every request a
+ * timeout: without one, a registry that accepts the connection and never answers holds the
+ * caller forever.
+ */
+const requestTimeout = (ms: number) => () => ({
+  async prepareRequest(next: () => Promise<{ timeout(): number | undefined; enhance(extras: { timeout: number }): unknown }>): Promise<unknown> {
+    const request = await next();
+    return request.timeout() ? request : request.enhance({ timeout: ms });
+  },
+});
+
+export function createSchemaRegistry(config: Config, timeoutMs = REGISTRY_REQUEST_TIMEOUT_MS): SchemaRegistry {
+  type Args = ConstructorParameters<typeof SchemaRegistry>[0];
+  const middleware = requestTimeout(timeoutMs) as unknown as NonNullable<Args['middlewares']>[number];
+  return new SchemaRegistry({ host: config.schemaRegistry.url, clientId: config.serviceName, retry: { retries: 2 }, middlewares: [middleware] });
 }
 
 async function registryFetch(baseUrl: string, path: string, init?: RequestInit): Promise<{ status: number; body: unknown }> {
