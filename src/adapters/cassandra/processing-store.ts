@@ -762,6 +762,12 @@ export class CassandraTransactionStore implements TransactionStore {
  * replicas never take the same number; the allocation is remembered by owner, so a step run
  * again gets the number it took before.
  */
+/** Records an owner's control number unless it has one (a lightweight transaction: see `CassandraControlNumbers.claim`). */
+const CLAIM_ALLOCATION = 'INSERT INTO control_number_allocations (org_id, owner, scope, value, created_at) VALUES (?, ?, ?, ?, toTimestamp(now())) IF NOT EXISTS';
+
+/** The number an allocation claim leaves the owner with: `value` when it was recorded, else the one recorded before. */
+const claimedValue = (rs: cassandra.types.ResultSet, value: number): number => (rs.wasApplied() ? value : num(rs.first()?.get('value')));
+
 export class CassandraControlNumbers implements ControlNumberStore {
   constructor(private readonly client: Client) {}
 
@@ -790,13 +796,22 @@ export class CassandraControlNumbers implements ControlNumberStore {
           });
           ok = rs.wasApplied();
         }
-        if (ok) {
-          await this.client.execute('INSERT INTO control_number_allocations (org_id, owner, scope, value, created_at) VALUES (?, ?, ?, ?, toTimestamp(now()))', [organizationId, owner, scope, long(value)], { prepare: true });
-          return value;
-        }
+        if (ok) return await this.claim(organizationId, owner, scope, value);
       }
       throw new TdxError('store_unavailable', `Control number sequence ${scope} is contended; try again.`);
     });
+  }
+
+  /**
+   * Records `value` as the owner's number unless the owner has one already, and returns the
+   * owner's number. A lightweight transaction: a step run again (a batch retried after a store
+   * timeout, a work item delivered twice) whose first look missed the first run's number (a read
+   * at LOCAL_QUORUM while a node was down and coming back) takes a new one from the counter, but
+   * keeps the first, so one document never goes out under two control numbers (the taken number
+   * is left unused: X12 allows gaps).
+   */
+  private async claim(organizationId: string, owner: string, scope: string, value: number): Promise<number> {
+    return claimedValue(await this.client.execute(CLAIM_ALLOCATION, [organizationId, owner, scope, long(value)], { prepare: true }), value);
   }
 
   takeMany(organizationId: string, scope: string, owners: readonly string[]): Promise<Map<string, number>> {
@@ -840,12 +855,8 @@ export class CassandraControlNumbers implements ControlNumberStore {
         }
         if (ok) {
           const taken = fresh.map((o, i) => [o, base === 0 ? i + 1 : after(base, i + 1)] as const);
-          await runConcurrent(
-            this.client,
-            'INSERT INTO control_number_allocations (org_id, owner, scope, value, created_at) VALUES (?, ?, ?, ?, toTimestamp(now()))',
-            taken.map(([o, v]) => [organizationId, o, scope, long(v)]),
-          );
-          for (const [o, v] of taken) out.set(o, v);
+          const claimed = await cassandra.concurrent.executeConcurrent(this.client, CLAIM_ALLOCATION, taken.map(([o, v]) => [organizationId, o, scope, long(v)]), { concurrencyLevel: CONCURRENCY, collectResults: true, raiseOnFirstError: true });
+          taken.forEach(([o, v], i) => out.set(o, claimedValue(claimed.resultItems[i] as cassandra.types.ResultSet, v)));
           return out;
         }
       }

@@ -49,6 +49,20 @@ describe('control numbers in blocks', () => {
     expect(await numbers.take('org', 'scope-a', 'c')).toBe(3);
   });
 
+  it('give an owner one number however many runs of its step take one at the same moment (the first recorded wins)', async () => {
+    // a step run twice at once (a work item delivered twice): both first looks find nothing,
+    // both runs take a number from the counter, and both must come away with the same one
+    const a = new CassandraControlNumbers(client);
+    const b = new CassandraControlNumbers(other);
+    for (let round = 0; round < 5; round++) {
+      const owner = `twice-${round}`;
+      const got = await Promise.all([a.take('org', 'scope-twice', owner), b.take('org', 'scope-twice', owner), a.take('org', 'scope-twice', owner), b.take('org', 'scope-twice', owner)]);
+      expect(new Set(got).size, `owner ${owner} got ${got.join(', ')}`).toBe(1);
+      const block = await Promise.all([a.takeMany('org', 'scope-twice-block', [`${owner}-x`, `${owner}-y`]), b.takeMany('org', 'scope-twice-block', [`${owner}-x`, `${owner}-y`])]);
+      expect(block[0]).toEqual(block[1]);
+    }
+  });
+
   it('wrap from 999999999 to 1', async () => {
     await client.execute('INSERT INTO control_numbers (org_id, scope, value) VALUES (?, ?, ?)', ['org', 'scope-wrap', cassandra.types.Long.fromNumber(999_999_998)], { prepare: true });
     const taken = await new CassandraControlNumbers(client).takeMany('org', 'scope-wrap', ['x', 'y', 'z']);
