@@ -315,7 +315,7 @@ export class PartitionWitness {
 
   /** The records noted whose partition the answer does not list (none when nothing was noted). */
   unanswered(answer: readonly { topicName: string; partition: number }[] | undefined): { topic: string; partition: number; message: Message }[] {
-    if (this.chosen.size === 0 || !Array.isArray(answer)) return [];
+    if (this.chosen.size === 0 || answer === undefined) return [];
     const seen = new Set(answer.map((a) => `${a.topicName}\u0000${a.partition}`));
     const out: { topic: string; partition: number; message: Message }[] = [];
     for (const [message, { topic, partition }] of this.chosen) if (!seen.has(`${topic}\u0000${partition}`)) out.push({ topic, partition, message });
