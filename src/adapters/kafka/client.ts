@@ -70,6 +70,27 @@ export interface RecordSender {
   send(records: readonly OutgoingRecord[]): Promise<void>;
 }
 
+export interface BatchingOptions {
+  /** Records that flush a batch at once. @default 1000 */
+  readonly maxBatchRecords?: number;
+  /**
+   * Most bytes (keys, values, headers) in one produce request. Records of one partition go in
+   * one record batch, which the broker refuses above its message.max.bytes (1 MiB by default)
+   * with an error that retrying never cures: the 20,000 feed entries of one interchange share a
+   * trace, so a partition. @default 524288
+   */
+  readonly maxRequestBytes?: number;
+  /**
+   * Makes a new producer when the broker no longer takes this one's idempotent sequence
+   * (`producerStateLost`, ../transient.ts): kafkajs does not recover from it, so without a new
+   * producer every later send would fail. The failed batch's callers retry as for any failure;
+   * records written twice that way are done once (deterministic ids).
+   */
+  readonly renew?: () => Producer;
+  /** Sees the partition kafkajs chose for each record (the producer's partitioner must be `witness.partitioner`). */
+  readonly witness?: PartitionWitness;
+}
+
 /**
  * An idempotent producer that gathers the sends of concurrent callers for `lingerMs` into one
  * `sendBatch` request (kafkajs has no linger of its own). Each caller's promise settles when
@@ -87,27 +108,21 @@ export class BatchingProducer implements RecordSender {
   /** Connects a producer made by `renew`, before the next request (a failed connect is tried again by the next batch). */
   private connectRenewed: (() => Promise<void>) | null = null;
 
+  private readonly maxBatchRecords: number;
+  private readonly maxRequestBytes: number;
+  private readonly renew: (() => Producer) | undefined;
+  private readonly witness: PartitionWitness;
+
   constructor(
     private producer: Producer,
     private readonly lingerMs: number,
-    private readonly maxBatchRecords = 1000,
-    /**
-     * Most bytes (keys, values, headers) in one produce request. Records of one partition go
-     * in one record batch, which the broker refuses above its message.max.bytes (1 MiB by
-     * default) with an error that retrying never cures: the 20,000 feed entries of one
-     * interchange share a trace, so a partition.
-     */
-    private readonly maxRequestBytes = 512 * 1024,
-    /**
-     * Makes a new producer when the broker no longer takes this one's idempotent sequence
-     * (`producerStateLost`, ../transient.ts): kafkajs does not recover from it, so without a new
-     * producer every later send would fail. The failed batch's callers retry as for any
-     * failure; records written twice that way are done once (deterministic ids).
-     */
-    private readonly renew?: () => Producer,
-    /** Sees the partition kafkajs chose for each record (the producer's partitioner is `witness.partitioner`). */
-    private readonly witness: PartitionWitness = new PartitionWitness(),
-  ) {}
+    options: BatchingOptions = {},
+  ) {
+    this.maxBatchRecords = options.maxBatchRecords ?? 1000;
+    this.maxRequestBytes = options.maxRequestBytes ?? 512 * 1024;
+    this.renew = options.renew;
+    this.witness = options.witness ?? new PartitionWitness();
+  }
 
   static create(kafka: Kafka, config: Config): BatchingProducer {
     // The idempotent producer retries without limit (a bounded retry could break its ordering
@@ -121,7 +136,7 @@ export class BatchingProducer implements RecordSender {
         createPartitioner: witness.partitioner,
         retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 5_000 },
       });
-    return new BatchingProducer(make(), config.kafka.producerLingerMs, undefined, undefined, make, witness);
+    return new BatchingProducer(make(), config.kafka.producerLingerMs, { renew: make, witness });
   }
 
   /**
@@ -146,7 +161,7 @@ export class BatchingProducer implements RecordSender {
       createPartitioner: witness.partitioner,
       retry: { retries: 1, initialRetryTime: 100, maxRetryTime: 1_000 },
     });
-    return new BatchingProducer(producer, 0, undefined, undefined, undefined, witness);
+    return new BatchingProducer(producer, 0, { witness });
   }
 
   connect(): Promise<void> {

@@ -37,7 +37,7 @@ describe('BatchingProducer', () => {
 
   it('flushes at once when the batch is full', async () => {
     const { producer, batches } = fakeProducer();
-    const p = new BatchingProducer(producer, 60_000, 2);
+    const p = new BatchingProducer(producer, 60_000, { maxBatchRecords: 2 });
     await p.send([{ topic: 'a', key: null, value: Buffer.from('1') }, { topic: 'a', key: null, value: Buffer.from('2') }]);
     expect(batches).toHaveLength(1);
   });
@@ -61,7 +61,7 @@ describe('BatchingProducer', () => {
         disconnect: () => (events.push(`${name}:disconnect`), Promise.resolve()),
       }) as unknown as Producer;
     let made = 0;
-    const p = new BatchingProducer(make('first', true), 0, 1000, 1000, () => make(`renewed${++made}`, false));
+    const p = new BatchingProducer(make('first', true), 0, { renew: () => make(`renewed${++made}`, false) });
     const first = await p.send([{ topic: 'a', key: 'k', value: Buffer.from('1') }]).catch((e: unknown) => e);
     expect(isTdxError(first) && first.code).toBe('broker_unavailable');
     await p.send([{ topic: 'a', key: 'k', value: Buffer.from('1') }]);
@@ -91,7 +91,7 @@ describe('BatchingProducer', () => {
       },
       disconnect: () => Promise.resolve(),
     } as unknown as Producer;
-    const p = new BatchingProducer(producer, 0, 1000, 512 * 1024, undefined, witness);
+    const p = new BatchingProducer(producer, 0, { witness });
     await p.send([
       { topic: 'kept', key: 'a', value: Buffer.from('1') },
       { topic: 'lost', key: 'b', value: Buffer.from('2') },
@@ -112,7 +112,7 @@ describe('BatchingProducer', () => {
       },
       disconnect: () => Promise.resolve(),
     } as unknown as Producer;
-    const p = new BatchingProducer(producer, 0, 1000, 512 * 1024, undefined, witness);
+    const p = new BatchingProducer(producer, 0, { witness });
     const err = await p.send([{ topic: 'lost', key: 'k', value: Buffer.from('1') }]).catch((e: unknown) => e);
     expect(isTdxError(err) && err.code).toBe('broker_unavailable');
   });
@@ -120,7 +120,7 @@ describe('BatchingProducer', () => {
   it('keeps its producer after any other failure', async () => {
     const { producer } = fakeProducer(true);
     let made = 0;
-    const p = new BatchingProducer(producer, 0, 1000, 1000, () => (made++, producer));
+    const p = new BatchingProducer(producer, 0, { renew: () => (made++, producer) });
     await p.send([{ topic: 'a', key: null, value: Buffer.from('1') }]).catch(() => undefined);
     expect(made).toBe(0);
   });
@@ -145,7 +145,7 @@ describe('BatchingProducer', () => {
       inFlight--;
       return send(b);
     };
-    const p = new BatchingProducer(producer, 5, 1000, 1000);
+    const p = new BatchingProducer(producer, 5, { maxRequestBytes: 1000 });
     // 25 records of about 132 bytes: 7 per request of at most 1000 bytes, so 4 requests
     const records = Array.from({ length: 25 }, (_, i) => ({ topic: 'a', key: `k${i}`, value: Buffer.alloc(98) }));
     await Promise.all([p.send(records.slice(0, 20)), p.send(records.slice(20))]);
@@ -161,7 +161,7 @@ describe('BatchingProducer', () => {
       await new Promise((r) => setTimeout(r, 5));
       return send(b);
     };
-    const p = new BatchingProducer(producer, 0, 1000, 200);
+    const p = new BatchingProducer(producer, 0, { maxRequestBytes: 200 });
     const first = p.send(Array.from({ length: 4 }, (_, i) => ({ topic: 'a', key: `x${i}`, value: Buffer.alloc(60) })));
     const second = p.send([{ topic: 'a', key: 'y', value: Buffer.alloc(10) }]);
     await Promise.all([first, second]);
@@ -191,7 +191,7 @@ describe('BatchingProducer', () => {
     const send = producer.sendBatch.bind(producer);
     let calls = 0;
     producer.sendBatch = (b) => (++calls === 2 ? Promise.reject(new Error('too large')) : send(b));
-    const p = new BatchingProducer(producer, 0, 1000, 200);
+    const p = new BatchingProducer(producer, 0, { maxRequestBytes: 200 });
     const failed = p.send(Array.from({ length: 4 }, (_, i) => ({ topic: 'a', key: `x${i}`, value: Buffer.alloc(60) })));
     const next = p.send([{ topic: 'a', key: 'y', value: Buffer.alloc(10) }]);
     await expect(failed).rejects.toMatchObject({ code: 'broker_unavailable' });
