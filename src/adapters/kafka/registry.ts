@@ -14,8 +14,12 @@ import type { HealthCheck } from './client.ts';
 
 export const COMPATIBILITY = 'BACKWARD';
 
-/** Longest wait for one answer of the schema registry (a registry that stopped answering fails the start, naming it, instead of holding it forever). */
-const REGISTRY_REQUEST_TIMEOUT_MS = 10_000;
+/**
+ * Longest wait for one answer of the schema registry: a registry that stopped answering fails the
+ * start, naming it, instead of holding it forever. Generous: a registry on a loaded machine has
+ * taken more than 10 s to answer a lookup (seen in a CI run with two test files at once).
+ */
+const REGISTRY_REQUEST_TIMEOUT_MS = 60_000;
 
 /**
  * A middleware of the registry client's HTTP library (mappersmith) that gives every request a
