@@ -368,6 +368,12 @@ export class CassandraResultStore implements ResultStore, TransactionResultsRead
     this.ttl = new Ttl(retention);
   }
 
+  /**
+   * A result is stored once, in its trace's partition (`proc_trace_results`, where the trace,
+   * the transaction detail and the records API read it); `proc_results` holds only where to find
+   * it by id (trace and transaction), so its bytes are not written twice. Rows written before
+   * this shape hold every field and still read as they are.
+   */
   put(results: readonly ResultRecord[]): Promise<void> {
     return guardStore('result write', async () => {
       const main: Params[] = [];
@@ -375,10 +381,10 @@ export class CassandraResultStore implements ResultStore, TransactionResultsRead
       for (const r of results) {
         const p = resultParams(r);
         const ttl = this.ttl.params(r.createdAt);
-        main.push([r.organizationId, r.id, ...p, ...ttl]);
+        main.push([r.organizationId, r.id, r.traceGuid, r.transactionId ?? '', ...ttl]);
         byTrace.push([r.organizationId, r.traceGuid, r.transactionId ?? '', r.id, ...p.slice(2), ...ttl]);
       }
-      const mainQuery = `INSERT INTO proc_results (org_id, id, ${RESULT_FIELDS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)${this.ttl.clause}`;
+      const mainQuery = `INSERT INTO proc_results (org_id, id, trace_guid, transaction_id) VALUES (?, ?, ?, ?)${this.ttl.clause}`;
       const traceQuery = `INSERT INTO proc_trace_results (org_id, trace_guid, transaction_id, result_id, flow_id, node_id, node_name, service, status, direction, partner_key, resend, detail, payload_artifact_id, payload_format, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)${this.ttl.clause}`;
       await Promise.all([
         // a partition per result: in batches of a few partitions (grouped.ts)
@@ -399,7 +405,17 @@ export class CassandraResultStore implements ResultStore, TransactionResultsRead
     return guardStore('result read', async () => {
       const rs = await this.client.execute(`SELECT ${RESULT_FIELDS} FROM proc_results WHERE org_id = ? AND id = ?`, [organizationId, id], { prepare: true });
       const row = rs.first();
-      return row ? resultOf(organizationId, id, row) : null;
+      if (!row) return null;
+      const traceGuid = str(row.get('trace_guid'));
+      const at = await this.client.execute(
+        `SELECT ${RESULT_FIELDS.replace('trace_guid, ', '')} FROM proc_trace_results WHERE org_id = ? AND trace_guid = ? AND transaction_id = ? AND result_id = ?`,
+        [organizationId, traceGuid, str(row.get('transaction_id')), id],
+        { prepare: true },
+      );
+      const stored = at.first();
+      if (stored) return resultOf(organizationId, id, { get: (n: string): unknown => (n === 'trace_guid' ? traceGuid : stored.get(n)) } as Row);
+      // a row of the earlier shape whose trace row is gone still holds every field
+      return row.get('status') === null ? null : resultOf(organizationId, id, row);
     });
   }
 

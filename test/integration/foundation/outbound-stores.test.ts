@@ -241,6 +241,24 @@ describe('grouped writes and reads of the processing stores', () => {
     expect((await store.get('org', 'grouped-trace-r599'))?.status).toBe('success');
   });
 
+  it('results: stored once with their fields, in the trace partition; by id a row names only where they are; a row of the earlier shape still reads', async () => {
+    const store = new CassandraResultStore(client);
+    const r = { ...result('pointer-trace', 7, 'the mapping failed'), payload: { artifactId: 'a-7', format: 'json' as const } };
+    await store.put([r]);
+    expect(await store.get('org', r.id)).toEqual(r);
+    const pointer = (await client.execute('SELECT * FROM proc_results WHERE org_id = ? AND id = ?', ['org', r.id], { prepare: true })).first()!;
+    expect([pointer.get('trace_guid'), pointer.get('transaction_id'), pointer.get('detail'), pointer.get('status')]).toEqual(['pointer-trace', 'pointer-trace-t7', null, null]);
+    // a result written before this shape: every field in proc_results, its trace row gone
+    const old = result('pointer-old-trace', 3, 'older');
+    await client.execute(
+      'INSERT INTO proc_results (org_id, id, trace_guid, transaction_id, flow_id, node_id, node_name, service, status, direction, partner_key, resend, detail, payload_artifact_id, payload_format, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      ['org', old.id, old.traceGuid, old.transactionId, old.flowId, old.nodeId, old.nodeName, old.service, old.status, old.direction, old.partnerKey, old.resend, JSON.stringify(old.detail), null, null, old.createdAt, old.updatedAt],
+      { prepare: true },
+    );
+    expect(await store.get('org', old.id)).toEqual(old);
+    expect(await store.get('org', 'pointer-trace-missing')).toBeNull();
+  });
+
   it('transactions: 250 recorded, read back by id and by trace, and updated in place', async () => {
     const store = new CassandraTransactionStore(client, { retentionSeconds: 3600 });
     const t0 = (Date.now() - 10_000) * 1000;
