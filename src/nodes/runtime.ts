@@ -21,7 +21,7 @@ import { TOPICS } from '../wire/topics.ts';
 import type { ResultEvent } from '../wire/result-event.v1.ts';
 import type { LogEvent } from '../wire/log-event.v1.ts';
 import type { FeedRequestMessage } from '../wire/feed-request.v1.ts';
-import type { TransactionChange } from '../wire/transaction-change.v1.ts';
+import type { TransactionChange, TransactionSnapshot } from '../wire/transaction-change.v1.ts';
 import type { RecordEvents } from '../wire/record-events.v1.ts';
 import { delayTierFor, type DelayedMessage } from '../wire/delayed.v1.ts';
 import { stageTopic } from '../wire/topics.ts';
@@ -133,8 +133,10 @@ export function recordEventMessages(results: readonly ResultRecord[], logs: read
 export function messagesOf(e: Effects, changedAt: Micros, encode: Emitter['encode']): OutgoingMessage[] {
   const out: OutgoingMessage[] = [];
   const changed = new Map<string, TransactionChange>();
-  for (const t of e.transactions) changed.set(t.id, { id: t.id, organizationId: t.organizationId, traceGuid: t.traceGuid, changedAt });
-  for (const u of e.updates) changed.set(u.id, { id: u.id, organizationId: u.organizationId, traceGuid: u.traceGuid, changedAt });
+  // a transaction this pass wrote whole travels as written; one it only updated is read back
+  const { recorded, folded, updates } = foldUpdates(e);
+  for (const t of [...recorded, ...folded]) changed.set(t.id, { id: t.id, organizationId: t.organizationId, traceGuid: t.traceGuid, changedAt, snapshot: snapshotOf(t) });
+  for (const u of updates) changed.set(u.id, { id: u.id, organizationId: u.organizationId, traceGuid: u.traceGuid, changedAt, snapshot: null });
   out.push(...recordEventMessages(e.results, e.logs, changed.values()));
   for (const f of e.feed) out.push({ topic: TOPICS.feedRequests, key: f.traceGuid, value: feedRequestMessage(f) });
   for (const m of e.emit) out.push({ topic: m.topic, key: m.key, value: m.value });
@@ -153,6 +155,36 @@ export function messagesOf(e: Effects, changedAt: Micros, encode: Emitter['encod
     out.push({ topic: delayTierFor(Math.max(0, l.dueAt / 1000 - changedAt / 1000)), key: l.message.traceGuid, value: delayed });
   }
   return out;
+}
+
+/** The fields of `t` the ClickHouse projection shows (wire: TransactionSnapshot). */
+export function snapshotOf(t: StoredTransaction): TransactionSnapshot {
+  return {
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
+    direction: t.direction,
+    usageIndicator: t.usageIndicator,
+    partnerKey: t.partnerKey,
+    transactionSetIdentifier: t.transactionSetIdentifier,
+    reference: t.reference,
+    senderQualifier: t.senderQualifier,
+    senderExtid: t.senderExtid,
+    receiverQualifier: t.receiverQualifier,
+    receiverExtid: t.receiverExtid,
+    interchangeControlNumber: t.interchangeControlNumber,
+    groupControlNumber: t.groupControlNumber,
+    transactionSetControlNumber: t.transactionSetControlNumber,
+    duplicateOf: t.duplicateOf,
+    failed: t.failed,
+    completed: t.completed,
+    deliveredAt: t.deliveredAt,
+    warningCount: t.warningCount,
+    acknowledgmentStatus: t.acknowledgmentStatus,
+    acknowledgedBy: t.acknowledgedBy,
+    acknowledges: t.acknowledges,
+    resendCount: t.resendCount,
+    lastResentAt: t.lastResentAt,
+  };
 }
 
 /**

@@ -3,9 +3,11 @@
  *
  * - The projector (group `materializer`) writes results and log entries into ClickHouse as they
  *   arrive (a pass's in one `events.records` message per trace; single events on
- *   `events.results`, `events.logs`, `events.transactions`), and projects each changed transaction: it reads the row from Cassandra (the system
- *   of record, written field by field by several steps) and inserts it, so the list always
- *   converges on the stored row.
+ *   `events.results`, `events.logs`, `events.transactions`), and projects each changed
+ *   transaction: from the row its change carries when the pass that wrote it wrote it whole
+ *   (wire/transaction-change.v1.ts), else by reading the row from Cassandra (the system of
+ *   record, written field by field by several steps); the projection's version is the row's
+ *   `updatedAt`, so the list always converges on the stored row.
  * - The feed sequencer (group `feed-sequencer`, the single consumer of the one-partition
  *   `events.feed` topic) gives each new feed entry its createdAt (src/domain/feed-sequence.ts),
  *   records it in Cassandra, sets the transaction's deliveredAt from its first success entry,
@@ -91,14 +93,25 @@ export function materializerRole(resources: Resources): Role {
           if (results.length > 0) await insertRows(clickhouse, 'results', results.map(resultRow), maxRows);
           if (logs.length > 0) await insertRows(clickhouse, 'logs', logs.map(logRow), maxRows);
           if (changes.length > 0) {
-            const byOrg = new Map<string, Set<string>>();
+            // a transaction whose every change here carries the row as its pass wrote it is
+            // projected from the newest of them; one with a change that carries none is read
+            const written = new Map<string, TransactionChange>();
+            const toRead = new Set<string>();
             for (const c of changes) {
-              let ids = byOrg.get(c.organizationId);
-              if (!ids) byOrg.set(c.organizationId, (ids = new Set()));
-              ids.add(c.id);
+              const k = `${c.organizationId}|${c.id}`;
+              if (!c.snapshot) toRead.add(k);
+              else if ((written.get(k)?.snapshot?.updatedAt ?? -1) < c.snapshot.updatedAt) written.set(k, c);
             }
             const rows = [];
-            for (const [org, ids] of byOrg) for (const tx of await stores.transactions.getMany(org, [...ids])) rows.push(transactionRow(tx));
+            for (const [k, c] of written) if (!toRead.has(k)) rows.push(transactionRow({ ...c.snapshot!, organizationId: c.organizationId, id: c.id, traceGuid: c.traceGuid }));
+            const byOrg = new Map<string, string[]>();
+            for (const k of toRead) {
+              const [org, id] = k.split('|') as [string, string];
+              let ids = byOrg.get(org);
+              if (!ids) byOrg.set(org, (ids = []));
+              ids.push(id);
+            }
+            for (const [org, ids] of byOrg) for (const tx of await stores.transactions.getMany(org, ids)) rows.push(transactionRow(tx));
             await insertRows(clickhouse, 'transactions', rows, maxRows);
           }
           log.debug({ event: 'materializer:inserted', topic, count: messages.length }, 'rows inserted');
@@ -158,7 +171,7 @@ export function materializerRole(resources: Resources): Role {
               return { topic: wire.topic(TOPICS.feed), key: e.traceGuid, value: wire.encode(TOPICS.feed, value) };
             }),
             ...deliveredUpdates.map((u) => {
-              const value: TransactionChange = { id: u.id, organizationId: u.organizationId, traceGuid: u.traceGuid, changedAt: now };
+              const value: TransactionChange = { id: u.id, organizationId: u.organizationId, traceGuid: u.traceGuid, changedAt: now, snapshot: null };
               return { topic: wire.topic(TOPICS.transactions), key: u.traceGuid, value: wire.encode(TOPICS.transactions, value) };
             }),
           ]);

@@ -1,25 +1,91 @@
 /**
- * Transaction change, version 1 (topic `events.transactions`): a transaction row was recorded
- * or changed in Cassandra. Several steps write different fields of one transaction (status,
- * delivery, acknowledgment, replays), so a change carries no row: the materializer reads the
- * current row and writes it to the ClickHouse `transactions` projection. Changes of one
- * transaction are keyed by its trace GUID, so they are projected in order by one consumer.
+ * Transaction change, version 1 (topic `events.transactions`, and inside `events.records`): a
+ * transaction row was recorded or changed in Cassandra. Several steps write different fields of
+ * one transaction (status, delivery, acknowledgment, replays), so a change in general carries no
+ * row: the materializer reads the current row and writes it to the ClickHouse `transactions`
+ * projection. A pass that wrote the whole row (it recorded the transaction, its own updates
+ * folded in, and wrote nothing else of it) sends the row as it wrote it (`snapshot`), and the
+ * materializer projects that without reading: its version (`updatedAt`, the step clock of the
+ * pass) is older than that of any later writer, so a later change always wins in ClickHouse.
+ * Changes of one transaction are keyed by its trace GUID, so they are projected in order by one
+ * consumer.
  *
  *   TransactionChange = {
  *     id             string           ; transaction id
  *     organizationId string
  *     traceGuid      string           ; the transaction's own trace (the key)
  *     changedAt      timestamp-micros
+ *     snapshot       TransactionSnapshot | null   ; the fields the projection shows, as written
  *   }
  */
-import { defineCodec, timestampMicros, type Codec, type WriterTypes } from './codec.ts';
+import { defineCodec, nullableString, nullableTimestampMicros, timestampMicros, type Codec, type WriterTypes } from './codec.ts';
+
+/** The fields of a transaction the ClickHouse projection shows, as the pass wrote them. */
+export interface TransactionSnapshot {
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly direction: 'inbound' | 'outbound';
+  readonly usageIndicator: string;
+  readonly partnerKey: string | null;
+  readonly transactionSetIdentifier: string;
+  readonly reference: string | null;
+  readonly senderQualifier: string;
+  readonly senderExtid: string;
+  readonly receiverQualifier: string;
+  readonly receiverExtid: string;
+  readonly interchangeControlNumber: string;
+  readonly groupControlNumber: string;
+  readonly transactionSetControlNumber: string;
+  readonly duplicateOf: string | null;
+  readonly failed: boolean;
+  readonly completed: boolean;
+  readonly deliveredAt: number | null;
+  readonly warningCount: number;
+  readonly acknowledgmentStatus: string | null;
+  readonly acknowledgedBy: string | null;
+  readonly acknowledges: string | null;
+  readonly resendCount: number;
+  readonly lastResentAt: number | null;
+}
 
 export interface TransactionChange {
   readonly id: string;
   readonly organizationId: string;
   readonly traceGuid: string;
   readonly changedAt: number;
+  readonly snapshot: TransactionSnapshot | null;
 }
+
+const snapshotSchema = {
+  type: 'record',
+  name: 'TransactionSnapshot',
+  fields: [
+    { name: 'createdAt', type: timestampMicros },
+    { name: 'updatedAt', type: timestampMicros },
+    { name: 'direction', type: 'string' },
+    { name: 'usageIndicator', type: 'string' },
+    { name: 'partnerKey', type: nullableString },
+    { name: 'transactionSetIdentifier', type: 'string' },
+    { name: 'reference', type: nullableString },
+    { name: 'senderQualifier', type: 'string' },
+    { name: 'senderExtid', type: 'string' },
+    { name: 'receiverQualifier', type: 'string' },
+    { name: 'receiverExtid', type: 'string' },
+    { name: 'interchangeControlNumber', type: 'string' },
+    { name: 'groupControlNumber', type: 'string' },
+    { name: 'transactionSetControlNumber', type: 'string' },
+    { name: 'duplicateOf', type: nullableString },
+    { name: 'failed', type: 'boolean' },
+    { name: 'completed', type: 'boolean' },
+    { name: 'deliveredAt', type: nullableTimestampMicros },
+    { name: 'warningCount', type: 'int' },
+    { name: 'acknowledgmentStatus', type: nullableString },
+    { name: 'acknowledgedBy', type: nullableString },
+    { name: 'acknowledges', type: nullableString },
+    { name: 'resendCount', type: 'int' },
+    { name: 'lastResentAt', type: nullableTimestampMicros },
+  ],
+} as const;
 
 export const schema = {
   type: 'record',
@@ -31,6 +97,7 @@ export const schema = {
     { name: 'organizationId', type: 'string' },
     { name: 'traceGuid', type: 'string' },
     { name: 'changedAt', type: timestampMicros },
+    { name: 'snapshot', type: ['null', snapshotSchema], default: null },
   ],
 } as const;
 

@@ -65,7 +65,10 @@ export function resultRow(e: ResultEvent): Row {
 }
 
 /** The list row of a transaction as stored in Cassandra; `version` orders projections of one row. */
-export function transactionRow(x: StoredTransaction): Row {
+/** The fields of a transaction its ClickHouse row shows. */
+export type ProjectedTransaction = Omit<StoredTransaction, 'release' | 'flowId' | 'flowVersion' | 'flowName' | 'failedNodeName' | 'roles' | 'deliveryNodeId' | 'deliveryResultId' | 'deliveryInputResultId' | 'acknowledgmentStatus'> & { readonly acknowledgmentStatus: string | null };
+
+export function transactionRow(x: ProjectedTransaction): Row {
   return {
     org_id: x.organizationId,
     id: x.id,

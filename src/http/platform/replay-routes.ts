@@ -96,7 +96,7 @@ export async function issueReplay(deps: ReplayIssueDeps, t: StoredTransaction, k
   await deps.producer.produce([{ topic: TOPICS.replay, key: t.traceGuid, value: command }]);
   // the count moves at once: it counts attempts, not confirmed deliveries
   await deps.transactions.addResend(t.organizationId, t.id, command.id, issue.at);
-  const change: TransactionChange = { id: t.id, organizationId: t.organizationId, traceGuid: t.traceGuid, changedAt: issue.at };
+  const change: TransactionChange = { id: t.id, organizationId: t.organizationId, traceGuid: t.traceGuid, changedAt: issue.at, snapshot: null };
   await deps.producer.produce([{ topic: TOPICS.transactions, key: t.traceGuid, value: change }]);
   return command;
 }

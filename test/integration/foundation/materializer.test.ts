@@ -14,6 +14,7 @@ import type { FeedRequestMessage } from '../../../src/wire/feed-request.v1.ts';
 import type { RecordEvents } from '../../../src/wire/record-events.v1.ts';
 import type { StoredTransaction } from '../../../src/domain/records.ts';
 import { feedEntryId } from '../../../src/domain/ids.ts';
+import { snapshotOf } from '../../../src/nodes/runtime.ts';
 import { fromChTime } from '../../../src/adapters/clickhouse/client.ts';
 import { captureIo, eventually, isolatedConfig } from '../helpers/isolated-config.ts';
 
@@ -127,7 +128,7 @@ describe('projector', () => {
     const value: RecordEvents = {
       results: [result('res-r1', 'tx-r1'), result('res-r2', 'tx-r2')],
       logs: [{ id: 'log-r1', organizationId: 'org-m', traceGuid: 'trace-r', level: 'info', message: 'mapped two sets', nodeName: 'Map', createdAt: now }],
-      changes: [{ id: 'tx-r1', organizationId: 'org-m', traceGuid: 'trace-r', changedAt: now }, { id: 'tx-r2', organizationId: 'org-m', traceGuid: 'trace-r', changedAt: now }],
+      changes: [{ id: 'tx-r1', organizationId: 'org-m', traceGuid: 'trace-r', changedAt: now, snapshot: null }, { id: 'tx-r2', organizationId: 'org-m', traceGuid: 'trace-r', changedAt: now, snapshot: null }],
     };
     await producer.send([{ topic: wire.topic('events.records'), key: 'trace-r', value: wire.encode('events.records', value) }]);
     const ch = await resources.clickhouse();
@@ -140,5 +141,37 @@ describe('projector', () => {
       return c.every((n) => n > 0) && c[0] === 2 && c[2] === 2 ? c : undefined;
     }, 60_000, 'the projected rows');
     expect(counts).toEqual([2, 1, 2]);
+  });
+
+  it('projects a transaction its pass wrote whole from the row its change carries, and reads one whose change carries none', async () => {
+    const wire = await resources.wire();
+    const producer = await resources.producer();
+    const stores = await resources.stores();
+    // tx-s1 is in no store: only its change's snapshot can project it. tx-s2 is stored with
+    // reference PO-STORED, and its batch has a change with a snapshot (PO-SNAPSHOT) and one
+    // without: the stored row wins.
+    await stores.transactions.record([{ ...transaction('tx-s2', 'trace-s'), reference: 'PO-STORED' }]);
+    const now = Date.now() * 1000;
+    const snapshot = (ref: string) => ({ ...snapshotOf({ ...transaction('x', 'trace-s'), reference: ref, warningCount: 3 }), updatedAt: now });
+    const value: RecordEvents = {
+      results: [],
+      logs: [],
+      changes: [
+        { id: 'tx-s1', organizationId: 'org-m', traceGuid: 'trace-s', changedAt: now, snapshot: snapshot('PO-SNAPSHOT') },
+        { id: 'tx-s2', organizationId: 'org-m', traceGuid: 'trace-s', changedAt: now, snapshot: snapshot('PO-SNAPSHOT') },
+        { id: 'tx-s2', organizationId: 'org-m', traceGuid: 'trace-s', changedAt: now, snapshot: null },
+      ],
+    };
+    await producer.send([{ topic: wire.topic('events.records'), key: 'trace-s', value: wire.encode('events.records', value) }]);
+    const ch = await resources.clickhouse();
+    const rows = await eventually(async () => {
+      const rs = await ch.client.query({ query: `SELECT id, reference, warning_count FROM ${db}.transactions FINAL WHERE org_id = 'org-m' AND trace_guid = 'trace-s' ORDER BY id`, format: 'JSONEachRow' });
+      const r = await rs.json<{ id: string; reference: string; warning_count: number }>();
+      return r.length === 2 ? r : undefined;
+    }, 60_000, 'the projected transactions');
+    expect(rows).toEqual([
+      { id: 'tx-s1', reference: 'PO-SNAPSHOT', warning_count: 3 },
+      { id: 'tx-s2', reference: 'PO-STORED', warning_count: 0 },
+    ]);
   });
 });

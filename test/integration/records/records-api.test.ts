@@ -146,7 +146,7 @@ beforeAll(async () => {
   const [producer, wire] = await Promise.all([p.reader.producer(), p.reader.wire()]);
   await producer.send(
     acks.map(([ref]) => {
-      const change: TransactionChange = { id: byRef(ref).id, organizationId: p.org, traceGuid: byRef(ref).traceGuid, changedAt: Date.now() * 1000 };
+      const change: TransactionChange = { id: byRef(ref).id, organizationId: p.org, traceGuid: byRef(ref).traceGuid, changedAt: Date.now() * 1000, snapshot: null };
       return { topic: wire.topic(TOPICS.transactions), key: change.traceGuid, value: wire.encode(TOPICS.transactions, change) };
     }),
   );

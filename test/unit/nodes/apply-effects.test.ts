@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { applyEffects, recordEventMessages } from '../../../src/nodes/runtime.ts';
 import * as recordEvents from '../../../src/wire/record-events.v1.ts';
 import type { RecordEvents } from '../../../src/wire/record-events.v1.ts';
+import type { TransactionChange } from '../../../src/wire/transaction-change.v1.ts';
 import { effects } from '../../../src/nodes/step.ts';
 import type { ArtifactRecord, StoredTransaction } from '../../../src/domain/records.ts';
 import { doc } from '../support/acme.ts';
@@ -78,8 +79,11 @@ describe('applyEffects: transactions recorded with their updates', () => {
     expect(await t.get('org-1', 'elsewhere')).toMatchObject({ completed: true });
     expect(await t.get('org-1', 'plain')).toMatchObject({ acknowledgmentStatus: 'accepted', completed: false });
     // one change event per transaction, folded or not
-    const changes = deps.memory.emitter.on<{ id: string }>('events.transactions').map((c) => c.id).sort();
-    expect(changes).toEqual(['elsewhere', 'mapped', 'plain']);
+    const changes = deps.memory.emitter.on<TransactionChange>('events.transactions').sort((a, b) => (a.id < b.id ? -1 : 1));
+    expect(changes.map((c) => c.id)).toEqual(['elsewhere', 'mapped', 'plain']);
+    // the row travels with the change only where this pass wrote all of it: 'mapped' (its
+    // updates folded in), not 'elsewhere' (recorded before) nor 'plain' (an update as of a clock)
+    expect(changes.map((c) => c.snapshot && { completed: c.snapshot.completed, warningCount: c.snapshot.warningCount, reference: c.snapshot.reference })).toEqual([null, { completed: true, warningCount: 2, reference: tx('mapped').reference }, null]);
   });
 });
 
@@ -89,7 +93,7 @@ describe('events.records messages', () => {
   const log = (id: string, trace: string) => ({ id, organizationId: 'org-1', traceGuid: trace, level: 'info' as const, message: 'm', nodeName: null, createdAt: 1 });
 
   it('carry a trace\'s results, log entries and changes in one message keyed by the trace, in the order written', () => {
-    const out = recordEventMessages([result('r1', 'A'), result('r2', 'B'), result('r3', 'A')], [log('l1', 'B'), log('l2', 'A')], [{ id: 't1', organizationId: 'org-1', traceGuid: 'A', changedAt: 5 }]);
+    const out = recordEventMessages([result('r1', 'A'), result('r2', 'B'), result('r3', 'A')], [log('l1', 'B'), log('l2', 'A')], [{ id: 't1', organizationId: 'org-1', traceGuid: 'A', changedAt: 5, snapshot: null }]);
     expect(out.map((m) => [m.topic, m.key])).toEqual([
       ['events.records', 'A'],
       ['events.records', 'B'],
