@@ -246,7 +246,7 @@ describe('grouped writes and reads of the processing stores', () => {
     const r = { ...result('pointer-trace', 7, 'the mapping failed'), payload: { artifactId: 'a-7', format: 'json' as const } };
     await store.put([r]);
     expect(await store.get('org', r.id)).toEqual(r);
-    const pointer = (await client.execute('SELECT * FROM proc_results WHERE org_id = ? AND id = ?', ['org', r.id], { prepare: true })).first()!;
+    const pointer = (await client.execute('SELECT * FROM proc_results WHERE org_id = ? AND id = ?', ['org', r.id], { prepare: true })).first();
     expect([pointer.get('trace_guid'), pointer.get('transaction_id'), pointer.get('detail'), pointer.get('status')]).toEqual(['pointer-trace', 'pointer-trace-t7', null, null]);
     // a result written before this shape: every field in proc_results, its trace row gone
     const old = result('pointer-old-trace', 3, 'older');
