@@ -141,7 +141,8 @@ export function materializerRole(resources: Resources): Role {
           for (const [org, ids] of byOrg) for (const [id, e] of await stores.feed.get(org, ids)) stored.set(`${org}|${id}`, e);
           const s = sequence(requests, stored, clock, Date.now() * 1000);
           if (s.fresh.length > 0) await stores.feed.put(s.fresh);
-          // deliveredAt: the first success entry of each transaction
+          // deliveredAt: the first success entry of each transaction (a narrow read of what
+          // deciding it needs; the projector reads the whole row once the change arrives)
           const deliveredUpdates = [];
           const byOrgTx = new Map<string, string[]>();
           for (const [txId, d] of s.deliveries) {
@@ -151,10 +152,10 @@ export function materializerRole(resources: Resources): Role {
           }
           const setOfTx = new Map<string, string>();
           for (const [org, ids] of byOrgTx) {
-            for (const tx of await stores.transactions.getMany(org, ids)) {
-              setOfTx.set(tx.id, tx.transactionSetIdentifier);
-              const d = s.deliveries.get(tx.id)!;
-              if (tx.deliveredAt === null || tx.deliveredAt > d.createdAt) deliveredUpdates.push({ organizationId: org, id: tx.id, traceGuid: tx.traceGuid, deliveredAt: d.createdAt, createdAt: tx.createdAt });
+            for (const [id, tx] of await stores.transactions.deliveryStates(org, ids)) {
+              setOfTx.set(id, tx.transactionSetIdentifier);
+              const d = s.deliveries.get(id)!;
+              if (tx.deliveredAt === null || tx.deliveredAt > d.createdAt) deliveredUpdates.push({ organizationId: org, id, traceGuid: tx.traceGuid, deliveredAt: d.createdAt, createdAt: tx.createdAt });
             }
           }
           if (deliveredUpdates.length > 0) await stores.transactions.update(deliveredUpdates);

@@ -532,6 +532,14 @@ const UPDATE_COLUMNS: Record<string, { column: string; value: (v: unknown) => un
   deliveryInputResultId: { column: 'delivery_input_result_id', value: (v) => v },
 };
 
+/** A transaction as the feed sequencer reads it (`CassandraTransactionStore.deliveryStates`). */
+export interface TransactionDeliveryState {
+  readonly traceGuid: string;
+  readonly createdAt: Micros;
+  readonly transactionSetIdentifier: string;
+  readonly deliveredAt: Micros | null;
+}
+
 export class CassandraTransactionStore implements TransactionStore {
   private readonly ttl: Ttl;
 
@@ -672,6 +680,28 @@ export class CassandraTransactionStore implements TransactionStore {
       // a hundred partitions a request: far fewer round trips than one read each
       for (const row of await readIn(this.client, `SELECT ${TX_COLUMNS} FROM proc_transactions WHERE org_id = ? AND id IN ?`, [organizationId], ids)) {
         if (row.get('created_at') !== null && row.get('trace_guid') !== null) out.push(transactionOf(row));
+      }
+      return out;
+    });
+  }
+
+  /**
+   * What the feed sequencer needs of the transactions whose delivery it reports (trace,
+   * createdAt for the cells' TTL, set, deliveredAt): a narrow read of their rows.
+   */
+  deliveryStates(organizationId: string, ids: readonly string[]): Promise<Map<string, TransactionDeliveryState>> {
+    return guardStore('transactions read', async () => {
+      const out = new Map<string, TransactionDeliveryState>();
+      if (ids.length === 0) return out;
+      for (const row of await readIn(this.client, 'SELECT id, trace_guid, created_at, transaction_set_identifier, delivered_at FROM proc_transactions WHERE org_id = ? AND id IN ?', [organizationId], ids)) {
+        if (row.get('created_at') === null || row.get('trace_guid') === null) continue;
+        const delivered = row.get('delivered_at') as unknown;
+        out.set(str(row.get('id')), {
+          traceGuid: str(row.get('trace_guid')),
+          createdAt: num(row.get('created_at')),
+          transactionSetIdentifier: str(row.get('transaction_set_identifier')),
+          deliveredAt: delivered === null || delivered === undefined ? null : num(delivered),
+        });
       }
       return out;
     });
