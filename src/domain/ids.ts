@@ -10,20 +10,19 @@
  *   same well-formedness check as random ids and never collide across kinds. They are stored:
  *   test/unit/domain/deterministic-ids.test.ts pins golden values so a change of the derivation fails.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
+
+const VARIANT = '89ab';
 
 export function deterministicId(kind: string, ...parts: ReadonlyArray<string | number>): string {
-  const h = createHash('sha256');
-  h.update(kind);
-  for (const p of parts) {
-    h.update('\u0000');
-    h.update(String(p));
-  }
-  const b = h.digest();
-  b[6] = (b[6]! & 0x0f) | 0x80;
-  b[8] = (b[8]! & 0x3f) | 0x80;
-  const hex = b.toString('hex', 0, 16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+  // one hash of `kind NUL part1 NUL part2 ...` (the bytes incremental updates would feed it),
+  // formatted from its hex: no hash object and no buffer per id
+  let input = kind;
+  for (const p of parts) input += `\u0000${p}`;
+  const h = hash('sha256', input, 'hex');
+  // version 8 in the high nibble of byte 6, variant 10 in the two high bits of byte 8
+  const variant = VARIANT[parseInt(h[16]!, 16) & 0x3]!;
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 /** Id of the result a node step writes: (trace, node, transaction, attempt). */
