@@ -107,11 +107,17 @@ export function clickhouseHealthCheck(handle: ClickHouseHandle): { name: string;
 
 /** Microseconds since the epoch as a DateTime64(6) literal, `YYYY-MM-DD hh:mm:ss.ffffff` (UTC). */
 export function chTime(micros: number): string {
-  const ms = Math.floor(micros / 1000);
-  const iso = new Date(ms).toISOString(); // 2024-01-02T03:04:05.678Z
-  const frac = String(((micros % 1_000_000) + 1_000_000) % 1_000_000).padStart(6, '0');
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}.${frac}`;
+  const second = Math.floor(micros / 1_000_000);
+  // the rows of a batch share their seconds: the date and time text of the last one is kept
+  if (second !== lastSecond) {
+    const iso = new Date(second * 1000).toISOString(); // 2024-01-02T03:04:05.000Z
+    lastSecond = second;
+    lastSecondText = `${iso.slice(0, 10)} ${iso.slice(11, 19)}.`;
+  }
+  return lastSecondText + String(micros - second * 1_000_000).padStart(6, '0');
 }
+let lastSecond = NaN;
+let lastSecondText = '';
 
 /** Reverse of `chTime`: a DateTime64(6) text in UTC to microseconds since the epoch. */
 export function fromChTime(text: string): number {

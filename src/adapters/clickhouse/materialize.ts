@@ -64,10 +64,10 @@ export function resultRow(e: ResultEvent): Row {
   };
 }
 
-/** The list row of a transaction as stored in Cassandra; `version` orders projections of one row. */
-/** The fields of a transaction its ClickHouse row shows. */
+/** The fields of a transaction its ClickHouse row shows (a stored row, or the snapshot its change carries). */
 export type ProjectedTransaction = Omit<StoredTransaction, 'release' | 'flowId' | 'flowVersion' | 'flowName' | 'failedNodeName' | 'roles' | 'deliveryNodeId' | 'deliveryResultId' | 'deliveryInputResultId' | 'acknowledgmentStatus'> & { readonly acknowledgmentStatus: string | null };
 
+/** The list row of a transaction; `version` orders projections of one row. */
 export function transactionRow(x: ProjectedTransaction): Row {
   return {
     org_id: x.organizationId,
