@@ -130,6 +130,12 @@ export interface TransactionStore {
   outboundSets(key: OutboundSetKey): Promise<OutboundSetEntry[]>;
 }
 
+/** Transactions read by id in one request (the materializer's projection, the feed sequencer). */
+export interface TransactionsByIds {
+  /** The stored transactions among `ids` (absent ones are left out). */
+  getMany(organizationId: string, ids: readonly string[]): Promise<StoredTransaction[]>;
+}
+
 /** One outbound set noted under its group. */
 export interface OutboundSetEntry {
   readonly setControlNumber: string;

@@ -8,7 +8,7 @@ import { writeInterchange, type SegmentToWrite } from '../../../src/x12/index.ts
 import { runMigrate } from '../../../src/cli/commands/migrate.ts';
 import { createLogger, type Logger } from '../../../src/logger.ts';
 import { parseRoles, startService } from '../../../src/main.ts';
-import { Resources } from '../../../src/roles/resources.ts';
+import { Resources } from '../../../src/compose.ts';
 import { createApiKey, applyConfig, createOrganization } from '../../../src/admin/admin-service.ts';
 import { CassandraOrganizationStore } from '../../../src/adapters/cassandra/organization-store.ts';
 import { CassandraConfigAdminStore } from '../../../src/adapters/cassandra/config-store.ts';
