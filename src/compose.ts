@@ -5,8 +5,8 @@
  * router's `PlatformDeps`, the AS2 routes' `As2RouteDeps`, the scheduler jobs' options). Each
  * bundle is built once per process, over the process's connections (src/roles/resources.ts):
  * `CassandraConfigReadStore`, for one, exists once and serves the node view, the API and the
- * AS2 routes alike. src/service.ts hands these bundles to the roles it builds; http/ and roles/
- * never construct an adapter (ESLint keeps it so, docs/architecture.md).
+ * AS2 routes alike. src/service.ts hands these bundles to the roles it builds; http/ constructs
+ * no adapter and roles only the connections they own (ESLint keeps it so, docs/architecture.md).
  */
 import { hostname } from 'node:os';
 import type { Client } from 'cassandra-driver';

@@ -38,8 +38,6 @@ import { sftpPollJob } from './roles/sftp-poll-job.ts';
 import { metricsListenerRole } from './roles/metrics-listener.ts';
 import { as2MdnWaitPorts, as2RoutePorts, inlineRegistry, nodeDeps, platformPorts, sftpPoller } from './compose.ts';
 
-export { nodeDeps, sftpPoller } from './compose.ts';
-
 export interface ServiceParts {
   /** Router factories mounted by the api role. */
   readonly routers: readonly RouterFactory[];
