@@ -11,7 +11,7 @@ import type { Logger } from './logger.ts';
 import { TdxError } from './errors.ts';
 import { NODE_SERVICES } from './domain/node-services.ts';
 import type { Role, RoleName, TextOut } from './roles/role.ts';
-import { Resources } from './roles/resources.ts';
+import { Resources } from './compose.ts';
 import { buildRoles, defaultParts, type ServiceParts } from './service.ts';
 
 export type { Role, RoleName };

@@ -13,7 +13,7 @@ import type { FeedEntryRecord, ResultRecord, StoredTransaction } from '../../src
 import { resultView } from '../../src/domain/views.ts';
 import { FEED_WATERMARK, feedRow, insertRows, resultRow, transactionRow, type Row } from '../../src/adapters/clickhouse/materialize.ts';
 import { chTime, qualify, type ClickHouseHandle } from '../../src/adapters/clickhouse/client.ts';
-import type { CassandraStores } from '../../src/roles/resources.ts';
+import type { CassandraStores } from '../../src/compose.ts';
 import { resultEvent } from '../../src/nodes/runtime.ts';
 
 export const PARTNERS = 10;

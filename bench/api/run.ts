@@ -34,7 +34,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { addKeyToFile } from '../../src/admin/secret-keys.ts';
 import { createLogger } from '../../src/logger.ts';
 import { runMigrate } from '../../src/cli/commands/migrate.ts';
-import { Resources } from '../../src/roles/resources.ts';
+import { Resources } from '../../src/compose.ts';
 import { CassandraOrganizationStore } from '../../src/adapters/cassandra/organization-store.ts';
 import { createCassandraClient } from '../../src/adapters/cassandra/client.ts';
 import { createKafka } from '../../src/adapters/kafka/client.ts';

@@ -71,7 +71,7 @@ import { createLogger } from '../../src/logger.ts';
 import { NODE_SERVICES } from '../../src/domain/node-services.ts';
 import type { ConfigDocument, PartnerDoc } from '../../src/domain/configuration.ts';
 import { parseRoles, startService } from '../../src/main.ts';
-import { Resources } from '../../src/roles/resources.ts';
+import { Resources } from '../../src/compose.ts';
 import { createApiKey, applyConfig, createOrganization } from '../../src/admin/admin-service.ts';
 import { CassandraOrganizationStore } from '../../src/adapters/cassandra/organization-store.ts';
 import { CassandraConfigAdminStore } from '../../src/adapters/cassandra/config-store.ts';

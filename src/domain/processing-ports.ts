@@ -130,6 +130,25 @@ export interface TransactionStore {
   outboundSets(key: OutboundSetKey): Promise<OutboundSetEntry[]>;
 }
 
+/** Transactions read by id in one request (the materializer's projection, the feed sequencer). */
+export interface TransactionsByIds {
+  /** The stored transactions among `ids` (absent ones are left out). */
+  getMany(organizationId: string, ids: readonly string[]): Promise<StoredTransaction[]>;
+  /**
+   * What the feed sequencer needs of the transactions whose delivery it reports (trace,
+   * createdAt for the cells' TTL, set, deliveredAt): a narrow read of their rows, by id.
+   */
+  deliveryStates(organizationId: string, ids: readonly string[]): Promise<Map<string, TransactionDeliveryState>>;
+}
+
+/** A transaction as the feed sequencer reads it (`TransactionsByIds.deliveryStates`). */
+export interface TransactionDeliveryState {
+  readonly traceGuid: string;
+  readonly createdAt: Micros;
+  readonly transactionSetIdentifier: string;
+  readonly deliveredAt: Micros | null;
+}
+
 /** One outbound set noted under its group. */
 export interface OutboundSetEntry {
   readonly setControlNumber: string;

@@ -1,9 +1,21 @@
 /**
- * Replays in the node layer: loading the facts `planReplay` (src/domain/replay.ts) decides on,
- * through the processing ports and the configuration view, and the work item a planned replay
- * sends to its delivery node, on the transaction's original trace.
+ * Replays in the node layer: carrying out one resend or redeliver command (`runReplayCommand`,
+ * which the replay consumer of the scheduler role calls for each command of `commands.replay`),
+ * loading the facts `planReplay` (src/domain/replay.ts) decides on, through the processing
+ * ports and the configuration view, and the work item a planned replay sends to its delivery
+ * node, on the transaction's original trace.
  */
 import { deterministicId } from '../domain/ids.ts';
+import { planReplay } from '../domain/replay.ts';
+import type { NodeService } from '../domain/node-services.ts';
+import type { ReplayLedger } from '../domain/processing-ports.ts';
+import type { Logger } from '../logger.ts';
+import { stageTopic } from '../wire/topics.ts';
+import { contextOf } from './context.ts';
+import { applyEffects } from './runtime.ts';
+import { effects, mergeEffects } from './step.ts';
+import { failure } from './outcomes.ts';
+import type { NodeDeps } from './ports.ts';
 import type { FlowNode } from '../domain/configuration.ts';
 import type { ArtifactStore, ResultStore } from '../domain/processing-ports.ts';
 import type { ArtifactPointer, StoredTransaction } from '../domain/records.ts';
@@ -110,4 +122,56 @@ export function replayWork(plan: ReplayPlan, t: StoredTransaction, command: Repl
   }
   const input = plan.deliveryInput!;
   return { ...base, inputResultId: input.resultId, artifacts: [...input.artifacts], params: { ...input.params, deliveryAttempt: '1' } };
+}
+
+/**
+ * Carries out one replay command, once: the replay ledger records it, so a command Kafka
+ * delivers twice uploads or delivers once. The command is planned again with the same rules the
+ * API checked; a plan that can no longer run (the configuration changed in between) ends in an
+ * error result on the trace saying why, otherwise the work item goes to the delivery node, which
+ * uploads or delivers and writes results marked `detail.resend`.
+ */
+export async function runReplayCommand(deps: NodeDeps, ledger: ReplayLedger, retentionSeconds: number, c: ReplayCommand, logger: Logger): Promise<void> {
+  if (await ledger.done(c.organizationId, c.id)) return;
+  const t = await deps.stores.transactions.get(c.organizationId, c.transactionId);
+  if (!t) {
+    logger.warn({ event: 'replay:gone', command: c.id, transactionId: c.transactionId }, 'the transaction of a replay command no longer exists');
+    await ledger.markDone(c.organizationId, c.id, deps.wallClock());
+    return;
+  }
+  const plan = planReplay(await replayFacts({ artifacts: deps.stores.artifacts, results: deps.stores.results, config: deps.config }, c.kind, t), retentionSeconds);
+  if (plan instanceof Error) {
+    // record on the trace why the replay did not run (configuration changed meanwhile)
+    const probe = { ...replayWorkless(c, t.traceGuid, t.direction, t.partnerKey), nodeId: t.deliveryNodeId };
+    const ctx = await contextOf(deps, probe, c.requestedAt);
+    const e = mergeEffects(effects(), failure(ctx, { transactionId: null, message: `The ${c.kind === 'resend' ? 'resend' : 'redelivery'} of transaction ${t.id} could not start: ${plan.message}`, direction: 'outbound', at: c.requestedAt, notify: false }));
+    await applyEffects(deps.stores, deps.emitter, e, deps.wallClock());
+  } else {
+    const work = replayWork(plan, t, c);
+    await deps.emitter.produce([{ topic: stageTopic(work.service as NodeService), key: work.traceGuid, value: work }]);
+  }
+  await ledger.markDone(c.organizationId, c.id, deps.wallClock());
+}
+
+/** A work item naming the command's trace, for recording a failure on it. */
+function replayWorkless(c: ReplayCommand, traceGuid: string, direction: 'inbound' | 'outbound', partnerKey: string | null) {
+  return {
+    id: `replay-${c.id}`,
+    traceGuid,
+    organizationId: c.organizationId,
+    service: 'partner_endpoint',
+    flowId: null,
+    flowVersion: null,
+    nodeId: null,
+    direction,
+    partnerKey,
+    transactionId: c.transactionId,
+    inputResultId: null,
+    artifacts: [],
+    usageIndicator: null,
+    resend: true,
+    attempt: c.attempt,
+    createdAt: c.requestedAt,
+    params: {},
+  } as const;
 }

@@ -9,10 +9,10 @@
  *   record, written field by field by several steps); the projection's version is the row's
  *   `updatedAt`, so the list always converges on the stored row.
  * - The feed sequencer (group `feed-sequencer`, the single consumer of the one-partition
- *   `events.feed` topic) gives each new feed entry its createdAt (src/domain/feed-sequence.ts),
- *   records it in Cassandra, sets the transaction's deliveredAt from its first success entry,
- *   inserts the entries into ClickHouse, moves the feed watermark, and publishes the entries on
- *   the public `feed` topic, in that order.
+ *   `events.feed` topic) runs the rules of src/nodes/feed-sequencer.ts on each batch: gives each
+ *   new feed entry its createdAt, records it in Cassandra, sets the transaction's deliveredAt
+ *   from its first success entry, inserts the entries into ClickHouse, moves the feed
+ *   watermark, and publishes the entries on the public `feed` topic, in that order.
  *
  * Both are idempotent: a batch re-delivered after a crash rewrites the same rows.
  */
@@ -20,17 +20,16 @@ import type { Role } from './role.ts';
 import { ConsumerRunner } from '../adapters/kafka/consumer-runner.ts';
 import { FEED_WATERMARK, feedRow, insertRows, logRow, resultRow, transactionRow } from '../adapters/clickhouse/materialize.ts';
 import { chTime, fromChTime, qualify, type ClickHouseHandle } from '../adapters/clickhouse/client.ts';
-import { MonotonicClock, sequence } from '../domain/feed-sequence.ts';
-import type { FeedEntryRecord, FeedRequest } from '../domain/records.ts';
+import { MonotonicClock } from '../domain/feed-sequence.ts';
+import type { FeedRequest } from '../domain/records.ts';
+import { sequenceFeedBatch, type FeedSequencerPorts } from '../nodes/feed-sequencer.ts';
 import { TOPICS } from '../wire/topics.ts';
 import type { FeedRequestMessage } from '../wire/feed-request.v1.ts';
-import type { FeedEntry } from '../wire/feed-entry.v1.ts';
 import type { LogEvent } from '../wire/log-event.v1.ts';
 import type { ResultEvent } from '../wire/result-event.v1.ts';
 import type { TransactionChange } from '../wire/transaction-change.v1.ts';
 import type { RecordEvents } from '../wire/record-events.v1.ts';
 import type { Resources } from './resources.ts';
-import { documentCounts } from '../domain/metrics.ts';
 
 export { FEED_WATERMARK };
 
@@ -119,6 +118,19 @@ export function materializerRole(resources: Resources): Role {
       });
 
       const clock = new MonotonicClock(await readFeedWatermark(clickhouse));
+      // the feed sequencer's rules are src/nodes/feed-sequencer.ts; its ports over this role's connections
+      const sequencerPorts: FeedSequencerPorts = {
+        feed: stores.feed,
+        transactions: stores.transactions,
+        projection: {
+          insert: async (entries) => void (await insertRows(clickhouse, 'feed_entries', entries.map(feedRow), maxRows)),
+          moveWatermark: async (position) =>
+            void (await clickhouse.client.insert({ table: qualify(clickhouse.database, 'feed_watermark'), values: [{ name: FEED_WATERMARK, position: chTime(position) }], format: 'JSONEachRow' })),
+        },
+        emitter: { produce: (ms) => producer.send(ms.map((m) => ({ topic: wire.topic(m.topic), key: m.key, value: wire.encode(m.topic, m.value) }))) },
+        business: resources.metrics.business,
+        wallClock: () => Date.now() * 1000,
+      };
       const sequencer = new ConsumerRunner<unknown>(deps, {
         name: 'feed-sequencer',
         group: 'feed-sequencer',
@@ -131,61 +143,10 @@ export function materializerRole(resources: Resources): Role {
             const v = m.value as FeedRequestMessage;
             return { ...v };
           });
-          const stored = new Map<string, FeedEntryRecord>();
-          const byOrg = new Map<string, string[]>();
-          for (const r of requests) {
-            let ids = byOrg.get(r.organizationId);
-            if (!ids) byOrg.set(r.organizationId, (ids = []));
-            ids.push(r.id);
-          }
-          for (const [org, ids] of byOrg) for (const [id, e] of await stores.feed.get(org, ids)) stored.set(`${org}|${id}`, e);
-          const s = sequence(requests, stored, clock, Date.now() * 1000);
-          if (s.fresh.length > 0) await stores.feed.put(s.fresh);
-          // deliveredAt: the first success entry of each transaction (a narrow read of what
-          // deciding it needs; the projector reads the whole row once the change arrives)
-          const deliveredUpdates = [];
-          const byOrgTx = new Map<string, string[]>();
-          for (const [txId, d] of s.deliveries) {
-            let ids = byOrgTx.get(d.organizationId);
-            if (!ids) byOrgTx.set(d.organizationId, (ids = []));
-            ids.push(txId);
-          }
-          const setOfTx = new Map<string, string>();
-          for (const [org, ids] of byOrgTx) {
-            for (const [id, tx] of await stores.transactions.deliveryStates(org, ids)) {
-              setOfTx.set(id, tx.transactionSetIdentifier);
-              const d = s.deliveries.get(id)!;
-              if (tx.deliveredAt === null || tx.deliveredAt > d.createdAt) deliveredUpdates.push({ organizationId: org, id, traceGuid: tx.traceGuid, deliveredAt: d.createdAt, createdAt: tx.createdAt });
-            }
-          }
-          if (deliveredUpdates.length > 0) await stores.transactions.update(deliveredUpdates);
-          await insertRows(clickhouse, 'feed_entries', s.entries.map(feedRow), maxRows);
-          await clickhouse.client.insert({
-            table: qualify(clickhouse.database, 'feed_watermark'),
-            values: [{ name: FEED_WATERMARK, position: chTime(clock.current) }],
-            format: 'JSONEachRow',
-          });
-          const now = Date.now() * 1000;
-          await producer.send([
-            ...s.entries.map((e) => {
-              const value: FeedEntry = { id: e.id, organizationId: e.organizationId, direction: e.direction, status: e.status, partnerKey: e.partnerKey, traceGuid: e.traceGuid, resultId: e.resultId, detail: e.detail, createdAt: e.createdAt };
-              return { topic: wire.topic(TOPICS.feed), key: e.traceGuid, value: wire.encode(TOPICS.feed, value) };
-            }),
-            ...deliveredUpdates.map((u) => {
-              const value: TransactionChange = { id: u.id, organizationId: u.organizationId, traceGuid: u.traceGuid, changedAt: now, snapshot: null };
-              return { topic: wire.topic(TOPICS.transactions), key: u.traceGuid, value: wire.encode(TOPICS.transactions, value) };
-            }),
-          ]);
-          // documents in and out, counted once each (a redelivered request is not fresh), one
-          // increment per label set of the batch
-          const business = resources.metrics.business;
-          // (the set is known for the entries that deliver a transaction, read above)
-          const txOfEntry = new Map<string, string>();
-          for (const r of requests) if (r.transactionId) txOfEntry.set(r.id, r.transactionId);
-          for (const d of documentCounts(s.fresh, (e) => setOfTx.get(txOfEntry.get(e.id) ?? '') ?? 'none')) business.documents(d.direction, d.partner, d.set, d.status, d.count);
+          const s = await sequenceFeedBatch(sequencerPorts, clock, requests);
           let oldest = Infinity;
           for (const m of messages) if (m.timestamp < oldest) oldest = m.timestamp;
-          if (oldest !== Infinity) business.feedSequencerLag(Math.max(0, (Date.now() - oldest) / 1000));
+          if (oldest !== Infinity) resources.metrics.business.feedSequencerLag(Math.max(0, (Date.now() - oldest) / 1000));
           log.debug({ event: 'feed-sequencer:sequenced', fresh: s.fresh.length, entries: s.entries.length }, 'feed entries sequenced');
         },
       });

@@ -1,10 +1,14 @@
 /**
- * The shared resources of one process, opened once on first use by whichever roles need them
- * and closed once, in reverse order, at shutdown. `checks()` lists the health checks of what
+ * The connections of one process, opened once on first use by whichever roles need them and
+ * closed once, in reverse order, at shutdown: Kafka (client, producers, schema ids), Cassandra,
+ * ClickHouse, the metrics port and the span exporter. `checks()` lists the health checks of what
  * was opened; GET /readyz runs them. `metrics` is the process's metrics port (Prometheus,
  * unless `TDX_METRICS=off`); every store client opened here reports its requests to it.
+ *
+ * Roles own these connections and nothing else: the stores and transports over them are built
+ * by the composition root (src/compose.ts), whose `Resources` adds them to these connections,
+ * and reach roles as ports (`Resources` below, the factories of src/service.ts).
  */
-import { CassandraHeldWorkStore } from '../adapters/cassandra/held-work-store.ts';
 import type { Kafka } from 'kafkajs';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
@@ -12,41 +16,50 @@ import { BatchingProducer, createKafka, kafkaHealthCheck, type HealthCheck } fro
 import { WireRegistry, createSchemaRegistry, registryHealthCheck } from '../adapters/kafka/registry.ts';
 import { cassandraHealthCheck, createCassandraClient, type CassandraClient } from '../adapters/cassandra/client.ts';
 import { clickhouseHealthCheck, createClickHouse, type ClickHouseHandle } from '../adapters/clickhouse/client.ts';
-import {
-  CassandraArtifactStore,
-  CassandraControlNumbers,
-  CassandraFeedStore,
-  CassandraReplayLedger,
-  CassandraResultStore,
-  CassandraSandboxReceipts,
-  CassandraSecretReader,
-  CassandraStepLedger,
-  CassandraTransactionStore,
-} from '../adapters/cassandra/processing-store.ts';
-import { verifySecretKeys } from '../adapters/cassandra/secret-store.ts';
-import { CassandraAcknowledgmentDeadlines, CassandraSchedulerLeases } from '../adapters/cassandra/outbound-store.ts';
 import { NO_METERS, type Meters } from '../domain/metrics.ts';
+import type {
+  AcknowledgmentDeadlineStore,
+  ArtifactStore,
+  ControlNumberStore,
+  FeedStore,
+  HeldWorkStore,
+  ReplayLedger,
+  ResultStore,
+  SandboxReceiptStore,
+  SchedulerLeaseStore,
+  SecretReader,
+  TransactionResultsReader,
+  TransactionsByIds,
+  TransactionStore,
+} from '../domain/processing-ports.ts';
+import type { StepLedger } from '../nodes/ports.ts';
 import { PrometheusMeters } from '../adapters/metrics/prometheus.ts';
 import { cassandraTracker, instrumentKafka, timedClickHouse } from '../adapters/metrics/stores.ts';
 import type { OtlpTracer } from '../adapters/tracing/otlp.ts';
 
-/** The Cassandra stores of processing, built once per process. */
-export interface CassandraStores {
-  readonly artifacts: CassandraArtifactStore;
-  readonly results: CassandraResultStore;
-  readonly transactions: CassandraTransactionStore;
-  readonly controlNumbers: CassandraControlNumbers;
-  readonly feed: CassandraFeedStore;
-  readonly ledger: CassandraStepLedger;
-  readonly replays: CassandraReplayLedger;
-  readonly secrets: CassandraSecretReader;
-  readonly sandboxReceipts: CassandraSandboxReceipts;
-  readonly deadlines: CassandraAcknowledgmentDeadlines;
-  readonly leases: CassandraSchedulerLeases;
-  readonly held: CassandraHeldWorkStore;
+/** The processing stores as ports, built once per process by src/compose.ts. */
+export interface StorePorts {
+  readonly artifacts: ArtifactStore;
+  readonly results: ResultStore & TransactionResultsReader;
+  readonly transactions: TransactionStore & TransactionsByIds;
+  readonly controlNumbers: ControlNumberStore;
+  readonly feed: FeedStore;
+  readonly ledger: StepLedger;
+  readonly replays: ReplayLedger;
+  readonly secrets: SecretReader;
+  readonly sandboxReceipts: SandboxReceiptStore;
+  readonly deadlines: AcknowledgmentDeadlineStore;
+  readonly leases: SchedulerLeaseStore;
+  readonly held: HeldWorkStore;
 }
 
-export class Resources {
+/** What roles are given: the process's connections and the stores composed over them (src/compose.ts). */
+export interface Resources extends Connections {
+  /** The processing stores, built once per process. */
+  stores(): Promise<StorePorts>;
+}
+
+export class Connections {
   private readonly opened = new Map<string, Promise<unknown>>();
   private readonly closers: { name: string; close: () => Promise<void> }[] = [];
   private readonly healthChecks: HealthCheck[] = [];
@@ -93,7 +106,7 @@ export class Resources {
     return this.prometheus() ?? NO_METERS;
   }
 
-  private once<T>(name: string, open: () => Promise<T>): Promise<T> {
+  protected once<T>(name: string, open: () => Promise<T>): Promise<T> {
     let p = this.opened.get(name) as Promise<T> | undefined;
     if (!p) {
       p = open();
@@ -157,39 +170,6 @@ export class Resources {
       this.closers.push({ name: 'clickhouse', close: () => handle.close() });
       this.healthChecks.push(clickhouseHealthCheck(handle));
       return Promise.resolve(handle);
-    });
-  }
-
-  /**
-   * The start-up check of the operator keys (docs/secrets.md): every key that sealed secrets in
-   * this keyspace is configured and is the same key. Throws `config_invalid` naming the setting.
-   */
-  async verifySecretKeys(): Promise<void> {
-    const ring = this.config.secrets.keyring;
-    const { keyIds } = await verifySecretKeys(await this.cassandra(), ring);
-    this.logger.info({ event: 'secrets:keys-checked', activeKey: ring.active, configured: ring.ids, stored: keyIds }, 'operator keys checked');
-  }
-
-  /** The processing stores over this process's Cassandra client. */
-  stores(): Promise<CassandraStores> {
-    return this.once('stores', async () => {
-      const c = await this.cassandra();
-      // records expire R after their own createdAt, whenever their cells are written (docs/retention.md)
-      const retention = { retentionSeconds: this.config.cassandra.retentionSeconds };
-      return {
-        artifacts: new CassandraArtifactStore(c, retention),
-        results: new CassandraResultStore(c, retention),
-        transactions: new CassandraTransactionStore(c, retention),
-        controlNumbers: new CassandraControlNumbers(c),
-        feed: new CassandraFeedStore(c, retention),
-        ledger: new CassandraStepLedger(c),
-        replays: new CassandraReplayLedger(c),
-        secrets: new CassandraSecretReader(c, this.config.secrets.keyring),
-        sandboxReceipts: new CassandraSandboxReceipts(c),
-        deadlines: new CassandraAcknowledgmentDeadlines(c),
-        leases: new CassandraSchedulerLeases(c),
-        held: new CassandraHeldWorkStore(c),
-      };
     });
   }
 

@@ -9,8 +9,10 @@
  *   the tier of the time still to wait (`delayStep`, a hop), so a paused head delays the
  *   messages behind it by at most n seconds, whatever delay the retry policy asked for. An
  *   undecodable message is dead-lettered like anywhere else, never dropped.
- * - Jobs (`SchedulerJob`): timers owned by the replica that holds the one partition of
- *   `control.scheduler` (SFTP polls, retention sweeps), plugged in by src/service.ts.
+ * - Jobs (`SchedulerJob`), plugged in by src/service.ts: timers that each replica starts. A
+ *   job that must run on one replica at a time holds a Cassandra lease (src/roles/jobs/leased-job.ts:
+ *   overdue acknowledgments, AS2 receipt waits, held work); the SFTP poller takes a lease per
+ *   connection instead; the replay consumer is a consumer group of its own.
  *
  * Safe with several replicas: the delay tiers are split by partition across the group.
  */

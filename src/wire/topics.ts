@@ -14,7 +14,6 @@ import * as logEvent from './log-event.v1.ts';
 import * as feedEntry from './feed-entry.v1.ts';
 import * as replayCommand from './replay-command.v1.ts';
 import * as delayed from './delayed.v1.ts';
-import * as schedulerControl from './scheduler-control.v1.ts';
 import * as deadLetter from './dead-letter.v1.ts';
 import * as recordEvents from './record-events.v1.ts';
 
@@ -30,7 +29,6 @@ export const TOPICS = {
   feed: 'feed',
   feedRequests: 'events.feed',
   replay: 'commands.replay',
-  schedulerControl: 'control.scheduler',
   deadLetter: 'deadletter',
 } as const;
 
@@ -49,7 +47,6 @@ export const ALL_CODECS: readonly Codec<unknown>[] = [
   feedEntry.codec,
   replayCommand.codec,
   delayed.codec,
-  schedulerControl.codec,
   deadLetter.codec,
   recordEvents.codec,
 ] as Codec<unknown>[];
@@ -65,7 +62,6 @@ export const TOPIC_CODECS: ReadonlyMap<string, Codec<unknown>> = new Map<string,
   [TOPICS.feed, feedEntry.codec],
   [TOPICS.replay, replayCommand.codec],
   ...delayed.DELAY_TIERS_SECONDS.map((s) => [`delay.${s}s`, delayed.codec as Codec<unknown>] as const),
-  [TOPICS.schedulerControl, schedulerControl.codec],
   [TOPICS.deadLetter, deadLetter.codec],
 ]);
 

@@ -40,7 +40,7 @@ import { feedEntryId } from '../../src/domain/ids.ts';
 import { statusOf, type StoredTransaction } from '../../src/domain/records.ts';
 import { x12ImplementationEngine } from '../../src/domain/x12-implementation-engine.ts';
 import { createLogger } from '../../src/logger.ts';
-import { Resources } from '../../src/roles/resources.ts';
+import { Resources } from '../../src/compose.ts';
 import { readInterchanges } from '../../src/x12/index.ts';
 import { uniqueId } from '../integration/helpers/env.ts';
 import { isolatedConfig } from '../integration/helpers/isolated-config.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildRoles } from '../../src/service.ts';
 import { parseRoles } from '../../src/main.ts';
-import { Resources } from '../../src/roles/resources.ts';
+import { Resources } from '../../src/compose.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { NODE_SERVICES } from '../../src/domain/node-services.ts';

@@ -22,6 +22,7 @@ import type {
   SecretReader,
   TraceError,
   TransactionResultsReader,
+  TransactionDeliveryState,
   TransactionStore,
 } from '../../domain/processing-ports.ts';
 import type {
@@ -532,14 +533,6 @@ const UPDATE_COLUMNS: Record<string, { column: string; value: (v: unknown) => un
   deliveryInputResultId: { column: 'delivery_input_result_id', value: (v) => v },
 };
 
-/** A transaction as the feed sequencer reads it (`CassandraTransactionStore.deliveryStates`). */
-export interface TransactionDeliveryState {
-  readonly traceGuid: string;
-  readonly createdAt: Micros;
-  readonly transactionSetIdentifier: string;
-  readonly deliveredAt: Micros | null;
-}
-
 export class CassandraTransactionStore implements TransactionStore {
   private readonly ttl: Ttl;
 
@@ -685,10 +678,6 @@ export class CassandraTransactionStore implements TransactionStore {
     });
   }
 
-  /**
-   * What the feed sequencer needs of the transactions whose delivery it reports (trace,
-   * createdAt for the cells' TTL, set, deliveredAt): a narrow read of their rows.
-   */
   deliveryStates(organizationId: string, ids: readonly string[]): Promise<Map<string, TransactionDeliveryState>> {
     return guardStore('transactions read', async () => {
       const out = new Map<string, TransactionDeliveryState>();

@@ -3,7 +3,7 @@
  * and group control numbers from the partner's counters (unique across replicas; a re-run gets
  * the same numbers), loads the envelopes, and hands them to the step.
  */
-import type { AckRequest } from '../x12_split/step.ts';
+import type { AckRequest } from '../x12-rules.ts';
 import { failure } from '../outcomes.ts';
 import { perItemNode, type NodeModule } from '../node.ts';
 import type { NodeDeps } from '../ports.ts';

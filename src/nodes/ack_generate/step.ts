@@ -10,19 +10,14 @@ import { EDI_CONTENT_TYPE, type ArtifactPointer, type ArtifactRecord, type Store
 import { addChars, chooseDelimiters, writeInterchange, type ElementValue, type EnvelopeSettings, type SegmentToWrite } from '../../x12/writer.ts';
 import { artifactId, failure, next, result, stepResultId } from '../outcomes.ts';
 import { effects, type Effects, type StepContext } from '../step.ts';
-import type { AckRequest } from '../x12_split/step.ts';
+import type { AckRequest } from '../x12-rules.ts';
+import { groupScope, interchangeScope } from '../x12-rules.ts';
+
+export { groupScope, interchangeScope };
 
 /** Id of the acknowledgment transaction of the n-th acknowledged group of a trace. */
 export function ackTransactionId(traceGuid: string, groupOrdinal: number): string {
   return deterministicId('transaction', traceGuid, 'ack', groupOrdinal);
-}
-
-/** Counter scopes of a partner's outbound envelopes (ISA13, GS06). */
-export function interchangeScope(partnerId: string): string {
-  return `partner:${partnerId}:interchange`;
-}
-export function groupScope(partnerId: string): string {
-  return `partner:${partnerId}:group`;
 }
 
 export interface AckInput {

@@ -7,7 +7,7 @@
  */
 import type { NodeDeps } from '../ports.ts';
 import { perItemNode, type NodeModule } from '../node.ts';
-import { receiveInbound } from '../partner_endpoint/step.ts';
+import { receiveInbound } from '../input-step.ts';
 import { effects } from '../step.ts';
 import { AS2_MDN_PURPOSE, receiptPosted } from './step.ts';
 

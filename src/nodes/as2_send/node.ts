@@ -12,7 +12,7 @@ import { policyFor, transferNode, withinAttempt } from '../transfer.ts';
 import { deliveryFailure, trackedOf } from '../outbound.ts';
 import { watchAcknowledgments } from '../deadlines.ts';
 import type { NodeDeps } from '../ports.ts';
-import { uploadFilename } from '../sftp_upload/step.ts';
+import { uploadFilename } from '../outbound-files.ts';
 import { as2Sent, messageIdOf, timedOutReport } from './step.ts';
 
 export function as2SendNode(deps: NodeDeps): NodeModule {

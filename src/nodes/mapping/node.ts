@@ -10,7 +10,7 @@ import type { TransactionSetSetting } from '../../domain/configuration.ts';
 import { perItemNode, type NodeModule } from '../node.ts';
 import type { NodeDeps } from '../ports.ts';
 import type { StepContext } from '../step.ts';
-import { inboundSetting } from '../x12_split/step.ts';
+import { inboundSetting } from '../x12-rules.ts';
 import { envelopesOf } from '../outbound-load.ts';
 import { mapInbound, mapOutbound, outboundSettingFor, type MappingInput, type MappingRun } from './step.ts';
 

@@ -6,7 +6,7 @@
  */
 import type { NodeDeps } from '../ports.ts';
 import { perItemNode, type NodeModule } from '../node.ts';
-import { receiveInbound } from '../partner_endpoint/step.ts';
+import { receiveInbound } from '../input-step.ts';
 
 export function sftpFetchNode(deps: NodeDeps): NodeModule {
   return perItemNode('sftp_fetch', deps, async (ctx) => {

@@ -15,19 +15,12 @@ import { log } from '../outcomes.ts';
 import { deliveredOutbound, deliveryFailure } from '../outbound.ts';
 import { attemptWords, formatWait, planRetry } from '../retry.ts';
 import { effects, type Effects, type StepContext } from '../step.ts';
+import { uploadFilename } from '../outbound-files.ts';
+
+export { uploadFilename };
 
 /** Attempts of one upload in all (every transfer's, retry-policy.ts). */
 export const UPLOAD_MAX_ATTEMPTS = DELIVERY_MAX_ATTEMPTS;
-
-/** The file name an upload uses: set, interchange control number and the work item (a resend gets a fresh one). */
-export function uploadFilename(ctx: StepContext, pointer: ArtifactPointer): string {
-  const m = ctx.message;
-  const set = m.params['transactionSetIdentifier'] ?? 'edi';
-  const icn = m.params['interchangeControlNumber'] ?? '';
-  // A resent 997 goes out under a fresh name (contract); a resent document is the same file again.
-  const suffix = m.resend && m.params['purpose'] === 'acknowledgment' ? `_r${m.attempt}` : '';
-  return `${set}_${icn || (pointer.filename ?? pointer.id).replace(/\.[^.]*$/, '')}${suffix}.edi`.replace(/[^A-Za-z0-9._-]/g, '_');
-}
 
 export interface UploadFacts {
   readonly document: ArtifactPointer;

@@ -18,7 +18,7 @@ import { validateDocument, type Implementation } from '../../x12/impl/index.ts';
 import { next, result, stepResultId } from '../outcomes.ts';
 import { unwrittenFailure, type DocumentFailure, type Unwritten } from '../outbound.ts';
 import { effects, type Effects, type StepContext } from '../step.ts';
-import { findingText } from '../x12_split/step.ts';
+import { findingText } from '../x12-rules.ts';
 
 export interface OutboundValidationInput {
   readonly unwritten: Unwritten;

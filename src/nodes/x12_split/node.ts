@@ -36,7 +36,7 @@ import {
   type SetInput,
 } from './step.ts';
 import { canonicalControl, reconcileAck, type SentSet } from './reconcile.ts';
-import { partyKey } from '../x12_write/step.ts';
+import { partyKey } from '../x12-rules.ts';
 
 const encoder = new TextEncoder();
 /** Rows and messages gathered before they are written. */

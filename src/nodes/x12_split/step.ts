@@ -18,23 +18,14 @@ import {
   type X12Detail,
 } from '../../domain/records.ts';
 import { acknowledgeGroup } from '../../x12/index.ts';
-import type { GroupHeader, GroupRead, InterchangeHeader, Segment, SegmentToWrite, StructuralFinding, TransactionSetRead } from '../../x12/index.ts';
-import type { AckKind, SegmentError, SetValidation } from '../../x12/ack.ts';
+import type { GroupHeader, GroupRead, InterchangeHeader, Segment, StructuralFinding, TransactionSetRead } from '../../x12/index.ts';
+import type { SegmentError, SetValidation } from '../../x12/ack.ts';
 import type { Finding, SegmentNote } from '../../x12/impl/index.ts';
 import { artifactId, failure, log, next, result, stepResultId } from '../outcomes.ts';
 import { effects, type Effects, type StepContext } from '../step.ts';
+import { findingText, inboundSetting, releaseKey, type AckRequest } from '../x12-rules.ts';
 
-/** Release as configured settings name it: the first six characters of GS08. */
-export function releaseKey(gs08: string): string {
-  return gs08.trim().slice(0, 6);
-}
-
-/** The partner's inbound setting for a set: same set and release, preferring the arriving usage indicator. */
-export function inboundSetting(partner: PartnerRecord, setId: string, release: string, usage: string): TransactionSetSetting | null {
-  const rel = releaseKey(release);
-  const candidates = partner.transactionSetSettings.filter((s) => s.direction === 'inbound' && s.transactionSetIdentifier === setId && releaseKey(s.release) === rel);
-  return candidates.find((s) => s.usageIndicator === usage) ?? candidates[0] ?? null;
-}
+export { findingText, inboundSetting, releaseKey, type AckRequest };
 
 /** Usage indicators the partner's inbound settings give a set, on every release. */
 export function expectedUsages(partner: PartnerRecord, setId: string): string[] {
@@ -104,14 +95,6 @@ export function x12Detail(set: TransactionSetRead): X12Detail {
     interchange: { controlNumber: int(ic.controlNumber) },
     functionalGroup: { controlNumber: int(set.group.controlNumber) },
   };
-}
-
-/** One finding as a sentence naming segment, position, element and rule. */
-export function findingText(f: Finding): string {
-  if (f.level === 'element') {
-    return `${f.segmentId}${String(f.elementPosition).padStart(2, '0')} (segment ${f.position}, element ${f.elementReference || '?'}): ${f.message}`;
-  }
-  return `${f.segmentId} (segment ${f.position}): ${f.message}`;
 }
 
 /** Findings as the 997's AK3/AK4 notes. */
@@ -346,33 +329,6 @@ export interface AckSetEntry {
   readonly set: TransactionSetRead;
   readonly findings: readonly StructuralFinding[];
   readonly segmentErrors: readonly SegmentError[];
-}
-
-/** The 997/999 asked of ack_generate for one received group (stored as JSON, claim-checked). */
-export interface AckRequest {
-  readonly kind: AckKind;
-  /** Body of the acknowledgment set, ST and SE excluded (AK1..AK9 or their 999 forms). */
-  readonly segments: readonly SegmentToWrite[];
-  /** AK9 (IK9) status of the group. */
-  readonly status: string;
-  readonly interchange: {
-    readonly sender: { qualifier: string; id: string };
-    readonly receiver: { qualifier: string; id: string };
-    readonly controlNumber: string;
-    readonly usageIndicator: string;
-    readonly version: string;
-  };
-  readonly group: {
-    readonly functionalId: string;
-    readonly controlNumber: string;
-    readonly release: string;
-    readonly applicationSender: string;
-    readonly applicationReceiver: string;
-  };
-  /** Transactions the acknowledgment answers, in set order. */
-  readonly answered: readonly string[];
-  readonly interchangeIndex: number;
-  readonly groupIndex: number;
 }
 
 /** The acknowledgment request of one group, built with the engine over the sets' findings. */

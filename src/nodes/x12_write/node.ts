@@ -14,7 +14,7 @@ import { applyEffects, mapLimit } from '../runtime.ts';
 import { failure } from '../outcomes.ts';
 import { effects, mergeEffects, type StepContext } from '../step.ts';
 import { unwrittenOf } from '../outbound-load.ts';
-import { groupScope, interchangeScope } from '../ack_generate/step.ts';
+import { groupScope, interchangeScope } from '../x12-rules.ts';
 import { numberOwners, prepareWrite, setScope, writeOutbound, type WriteInput, type WritePlan } from './step.ts';
 
 const CONCURRENCY = 16;

@@ -25,6 +25,9 @@ import { documentToParts, referenceOf, type Implementation } from '../../x12/imp
 import { artifactId, next, result, stepResultId } from '../outcomes.ts';
 import { outboundTransactionId, unwrittenFailure, type Unwritten } from '../outbound.ts';
 import { effects, type Effects, type StepContext } from '../step.ts';
+import { partyKey } from '../x12-rules.ts';
+
+export { partyKey };
 
 /** Counter scope of a partner's ST02 sequence (ISA13 and GS06: `interchangeScope`, `groupScope` of ack_generate). */
 export function setScope(partnerId: string): string {
@@ -77,11 +80,6 @@ export interface OutboundSetNote {
   readonly transactionId: string;
   readonly createdAt: number;
   readonly tracked: boolean;
-}
-
-/** `<qualifier>:<id>` of a party as reconciliation keys it. */
-export function partyKey(qualifier: string, id: string): string {
-  return `${qualifier.trim()}:${id.trim()}`;
 }
 
 /** Characters no data holds, to join composites and repetitions while looking for the characters the data uses. */

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../../src/http/app.ts';
-import { platformRouterOverCassandra } from '../../../src/http/platform/factory.ts';
+import { platformRouterOverCassandra } from '../../../src/compose.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { credentialsFromSecrets } from '../../../src/adapters/as2/index.ts';
 import { storedOf } from '../../../src/adapters/cassandra/secret-store.ts';

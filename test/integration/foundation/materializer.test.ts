@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMigrate } from '../../../src/cli/commands/migrate.ts';
 import { createLogger } from '../../../src/logger.ts';
-import { Resources } from '../../../src/roles/resources.ts';
+import { Resources } from '../../../src/compose.ts';
 import { materializerRole, readFeedWatermark } from '../../../src/roles/materializer.ts';
 import type { Role } from '../../../src/roles/role.ts';
 import type { FeedRequestMessage } from '../../../src/wire/feed-request.v1.ts';

@@ -8,7 +8,7 @@ import { writeInterchange, type SegmentToWrite } from '../../../src/x12/index.ts
 import { runMigrate } from '../../../src/cli/commands/migrate.ts';
 import { createLogger, type Logger } from '../../../src/logger.ts';
 import { parseRoles, startService } from '../../../src/main.ts';
-import { Resources } from '../../../src/roles/resources.ts';
+import { Resources, nodeDeps } from '../../../src/compose.ts';
 import { createApiKey, applyConfig, createOrganization } from '../../../src/admin/admin-service.ts';
 import { CassandraOrganizationStore } from '../../../src/adapters/cassandra/organization-store.ts';
 import { CassandraConfigAdminStore } from '../../../src/adapters/cassandra/config-store.ts';
@@ -16,7 +16,7 @@ import { x12ImplementationEngine } from '../../../src/domain/x12-implementation-
 import type { ConfigDocument } from '../../../src/domain/configuration.ts';
 import type { StoredTransaction, ResultRecord } from '../../../src/domain/records.ts';
 import { statusOf } from '../../../src/domain/records.ts';
-import { defaultParts, nodeDeps, type ServiceParts } from '../../../src/service.ts';
+import { defaultParts, type ServiceParts } from '../../../src/service.ts';
 import { mappingNode } from '../../../src/nodes/mapping/node.ts';
 import { ItemsFailed, type NodeModule } from '../../../src/nodes/node.ts';
 import { captureIo, eventually, isolatedConfig, type Isolated } from '../helpers/isolated-config.ts';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../../src/http/app.ts';
-import { platformRouterOverCassandra } from '../../../src/http/platform/factory.ts';
+import { platformRouterOverCassandra } from '../../../src/compose.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { storedOf } from '../../../src/adapters/cassandra/secret-store.ts';
 import { cassandraEnv, orgWithKeys, type Env } from './support.ts';

@@ -14,7 +14,8 @@ import { posix } from 'node:path';
 import { Client, type SFTPWrapper } from 'ssh2';
 import type { ConfigDocument } from '../../../src/domain/configuration.ts';
 import { partnerEndpointNode } from '../../../src/nodes/partner_endpoint/node.ts';
-import { defaultParts, nodeDeps, type ServiceParts } from '../../../src/service.ts';
+import { defaultParts, type ServiceParts } from '../../../src/service.ts';
+import { nodeDeps } from '../../../src/compose.ts';
 import { stackEnv, uniqueId } from '../helpers/env.ts';
 import { interchange, po850, type SetSpec } from '../pipeline/support.ts';
 

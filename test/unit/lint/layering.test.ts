@@ -1,6 +1,7 @@
 /**
  * The import layering (domain ← wire ← nodes/<service>/step ← nodes ← adapters ← http ← roles ←
- * service ← main ← cli) is enforced by eslint.config.js. Each case here lints a small file
+ * compose ← service ← main ← cli; no node folder imports another; http and roles take no adapter
+ * values but the connections roles own) is enforced by eslint.config.js. Each case here lints a small file
  * at a path inside a layer that imports something that layer must not, and expects the rule to
  * fire; and a permitted import to pass. A rule that never fires would let the layering rot.
  */
@@ -50,6 +51,17 @@ const cases: [string, string, string][] = [
   ['src/nodes/webhook/node.ts', "import client from 'prom-client';", 'node adapters reach stores'],
   ['src/nodes/webhook/step.ts', "import { trace } from '@opentelemetry/api';", 'steps are pure'],
   ['src/http/fixture.ts', "import client from 'prom-client';", 'http never imports'],
+  ['src/http/fixture.ts', "import { x } from '../compose.ts';", 'http never imports'],
+  ['src/http/platform/fixture.ts', "import { CassandraConfigReadStore } from '../../adapters/cassandra/config-store.ts';", 'http takes stores and transports as ports'],
+  ['src/http/platform/fixture.ts', "import { ClickHouseRecordLists, type RecordRow } from '../../adapters/clickhouse/records-store.ts';", 'http takes stores and transports as ports'],
+  ['src/http/as2/fixture.ts', "import { CassandraAs2Directory } from '../../adapters/cassandra/as2-store.ts';", 'http takes stores and transports as ports'],
+  ['src/roles/fixture.ts', "import { CassandraFeedStore } from '../adapters/cassandra/processing-store.ts';", 'roles own connections and nothing else'],
+  ['src/roles/jobs/fixture.ts', "import { WireEmitter } from '../../adapters/kafka/emitter.ts';", 'roles own connections and nothing else'],
+  ['src/roles/fixture.ts', "import { Resources } from '../compose.ts';", 'roles sit below'],
+  ['src/service.ts', "import { SftpClient } from './adapters/sftp/index.ts';", 'service.ts wires roles over the ports'],
+  ['src/nodes/mapping/node.ts', "import { inboundSetting } from '../x12_split/step.ts';", 'node folders never import each other'],
+  ['src/nodes/ack_generate/step.ts', "import type { AckRequest } from '../x12_split/step.ts';", 'node folders never import each other'],
+  ['src/nodes/validation/outbound.ts', "import { x } from '../x12_split/node.ts';", 'node folders never import each other'],
 ];
 
 describe('import layering', () => {
@@ -64,6 +76,15 @@ describe('import layering', () => {
     ['src/nodes/x12_split/node.ts', "import { x } from '../ports.ts';"],
     ['src/adapters/fixture.ts', "import { x } from '../nodes/ports.ts';"],
     ['src/roles/fixture.ts', "import { x } from '../adapters/kafka/client.ts';"],
+    ['src/roles/fixture.ts', "import { ConsumerRunner } from '../adapters/kafka/consumer-runner.ts';"],
+    ['src/roles/fixture.ts', "import type { CassandraFeedStore } from '../adapters/cassandra/processing-store.ts';"],
+    ['src/http/platform/fixture.ts', "import type { CassandraConfigReadStore } from '../../adapters/cassandra/config-store.ts';"],
+    ['src/http/as2/fixture.ts', "import { receiveAs2Message } from '../../adapters/as2/index.ts';"],
+    ['src/compose.ts', "import { CassandraConfigReadStore } from './adapters/cassandra/config-store.ts';"],
+    ['src/service.ts', "import { x } from './compose.ts';"],
+    ['src/nodes/mapping/node.ts', "import { inboundSetting } from '../x12-rules.ts';"],
+    ['src/nodes/mapping/node.ts', "import { x } from './step.ts';"],
+    ['src/nodes/x12_split/step.ts', "import { x } from '../x12-rules.ts';"],
     ['src/main.ts', "import { x } from './service.ts';"],
     ['src/cli/commands/fixture.ts', "import { x } from '../../main.ts';"],
   ])('%s: %s is allowed', async (file, source) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
 import { metricsListenerRole } from '../../../src/roles/metrics-listener.ts';
-import { Resources } from '../../../src/roles/resources.ts';
+import { Resources } from '../../../src/compose.ts';
 import { buildRoles } from '../../../src/service.ts';
 import { parseRoles } from '../../../src/main.ts';
 import { loadConfig } from '../../../src/config.ts';

@@ -37,11 +37,6 @@ describe('topics/', () => {
     expect(topicConfig(logs, { recordRetentionMs: 12_000 })).toEqual(logs.config);
   });
 
-  it('runs the scheduler control topic on one partition', async () => {
-    const control = (await readTopicDefinitions()).find((d) => d.name === 'control.scheduler');
-    expect(control?.partitions).toBe(1);
-  });
-
   const good = { name: 'feed', partitions: 3, valueSchema: 'feed-entry.v1', config: { 'retention.ms': '1000', 'cleanup.policy': 'delete' } };
   it.each([
     ['a name that differs from the file', { ...good, name: 'events.logs' }, /differs from the file name/],

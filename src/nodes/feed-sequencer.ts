@@ -1,0 +1,87 @@
+/**
+ * The feed sequencer's rules (the materializer role runs it as the single consumer of the
+ * one-partition `events.feed` topic, src/roles/materializer.ts): for a batch of feed requests,
+ * gives each new entry its createdAt (src/domain/feed-sequence.ts), records it in Cassandra,
+ * sets each transaction's deliveredAt from its first success entry, makes the entries readable
+ * (the feed projection: ClickHouse `feed_entries`, then the feed watermark), and publishes the
+ * entries on the public `feed` topic with the changed transactions, in that order; then counts
+ * the new documents. Idempotent: a batch delivered again rewrites the same rows and publishes
+ * the same entries.
+ */
+import { documentCounts, type BusinessMeter } from '../domain/metrics.ts';
+import { sequence, type MonotonicClock, type Sequenced } from '../domain/feed-sequence.ts';
+import type { FeedStore, TransactionsByIds, TransactionStore } from '../domain/processing-ports.ts';
+import type { FeedEntryRecord, FeedRequest, Micros, TransactionUpdate } from '../domain/records.ts';
+import { TOPICS } from '../wire/topics.ts';
+import type { FeedEntry } from '../wire/feed-entry.v1.ts';
+import type { TransactionChange } from '../wire/transaction-change.v1.ts';
+import type { Emitter } from './ports.ts';
+
+/** Where sequenced entries become readable through the API. */
+export interface FeedProjection {
+  /** Inserts the entries of a batch (every entry, new or sequenced before). */
+  insert(entries: readonly FeedEntryRecord[]): Promise<void>;
+  /** Moves the readable position: every entry with a createdAt at or before it is inserted. */
+  moveWatermark(position: Micros): Promise<void>;
+}
+
+export interface FeedSequencerPorts {
+  readonly feed: FeedStore;
+  readonly transactions: Pick<TransactionStore, 'update'> & Pick<TransactionsByIds, 'deliveryStates'>;
+  readonly projection: FeedProjection;
+  readonly emitter: Pick<Emitter, 'produce'>;
+  readonly business: BusinessMeter;
+  /** Wall clock in microseconds. */
+  readonly wallClock: () => Micros;
+}
+
+/** Sequences one batch of feed requests (see the module comment); answers what was sequenced. */
+export async function sequenceFeedBatch(ports: FeedSequencerPorts, clock: MonotonicClock, requests: readonly FeedRequest[]): Promise<Sequenced> {
+  const stored = new Map<string, FeedEntryRecord>();
+  const byOrg = new Map<string, string[]>();
+  for (const r of requests) {
+    let ids = byOrg.get(r.organizationId);
+    if (!ids) byOrg.set(r.organizationId, (ids = []));
+    ids.push(r.id);
+  }
+  for (const [org, ids] of byOrg) for (const [id, e] of await ports.feed.get(org, ids)) stored.set(`${org}|${id}`, e);
+  const s = sequence(requests, stored, clock, ports.wallClock());
+  if (s.fresh.length > 0) await ports.feed.put(s.fresh);
+  // deliveredAt: the first success entry of each transaction
+  const deliveredUpdates: (TransactionUpdate & { traceGuid: string })[] = [];
+  const byOrgTx = new Map<string, string[]>();
+  for (const [txId, d] of s.deliveries) {
+    let ids = byOrgTx.get(d.organizationId);
+    if (!ids) byOrgTx.set(d.organizationId, (ids = []));
+    ids.push(txId);
+  }
+  const setOfTx = new Map<string, string>();
+  for (const [org, ids] of byOrgTx) {
+    // a narrow read of what deciding needs; the projector reads the whole row once the change arrives
+    for (const [id, tx] of await ports.transactions.deliveryStates(org, ids)) {
+      setOfTx.set(id, tx.transactionSetIdentifier);
+      const d = s.deliveries.get(id)!;
+      if (tx.deliveredAt === null || tx.deliveredAt > d.createdAt) deliveredUpdates.push({ organizationId: org, id, traceGuid: tx.traceGuid, deliveredAt: d.createdAt, createdAt: tx.createdAt });
+    }
+  }
+  if (deliveredUpdates.length > 0) await ports.transactions.update(deliveredUpdates);
+  await ports.projection.insert(s.entries);
+  await ports.projection.moveWatermark(clock.current);
+  const now = ports.wallClock();
+  await ports.emitter.produce([
+    ...s.entries.map((e) => {
+      const value: FeedEntry = { id: e.id, organizationId: e.organizationId, direction: e.direction, status: e.status, partnerKey: e.partnerKey, traceGuid: e.traceGuid, resultId: e.resultId, detail: e.detail, createdAt: e.createdAt };
+      return { topic: TOPICS.feed, key: e.traceGuid, value };
+    }),
+    ...deliveredUpdates.map((u) => {
+      const value: TransactionChange = { id: u.id, organizationId: u.organizationId, traceGuid: u.traceGuid, changedAt: now, snapshot: null };
+      return { topic: TOPICS.transactions, key: u.traceGuid, value };
+    }),
+  ]);
+  // documents in and out, counted once each (a redelivered request is not fresh), one increment
+  // per label set of the batch (the set is known for the entries that deliver a transaction, read above)
+  const txOfEntry = new Map<string, string>();
+  for (const r of requests) if (r.transactionId) txOfEntry.set(r.id, r.transactionId);
+  for (const d of documentCounts(s.fresh, (e) => setOfTx.get(txOfEntry.get(e.id) ?? '') ?? 'none')) ports.business.documents(d.direction, d.partner, d.set, d.status, d.count);
+  return s;
+}
