@@ -3,8 +3,9 @@
  * one partition); the runner alone owns offsets, heartbeats, retries and the dead-letter topic.
  *
  * - Offsets: an offset is resolved only after its handler finished (or its message went to the
- *   dead-letter topic), and committed after each batch and on stop, so a crash re-delivers at
- *   most the uncommitted tail: at-least-once, with idempotent handlers.
+ *   dead-letter topic), and the resolved offsets are committed once a second
+ *   (`COMMIT_INTERVAL_MS`) and on stop, so a crash re-delivers at most the uncommitted tail:
+ *   at-least-once, with idempotent handlers.
  * - Passing outages (a store or the broker unavailable: `isRetriable`) are retried with capped
  *   exponential backoff for as long as they last: a message is never dead-lettered because
  *   Cassandra restarted. Heartbeats go on meanwhile.
