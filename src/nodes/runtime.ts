@@ -21,7 +21,7 @@ import { TOPICS } from '../wire/topics.ts';
 import type { ResultEvent } from '../wire/result-event.v1.ts';
 import type { LogEvent } from '../wire/log-event.v1.ts';
 import type { FeedRequestMessage } from '../wire/feed-request.v1.ts';
-import type { TransactionChange, TransactionSnapshot } from '../wire/transaction-change.v1.ts';
+import { SNAPSHOT_FIELDS, type TransactionChange, type TransactionSnapshot } from '../wire/transaction-change.v1.ts';
 import type { RecordEvents } from '../wire/record-events.v1.ts';
 import { delayTierFor, type DelayedMessage } from '../wire/delayed.v1.ts';
 import { stageTopic } from '../wire/topics.ts';
@@ -130,11 +130,11 @@ export function recordEventMessages(results: readonly ResultRecord[], logs: read
 }
 
 /** The messages of `e`, in produce order (`encode` gives the registry bytes of a delayed message's payload). */
-export function messagesOf(e: Effects, changedAt: Micros, encode: Emitter['encode']): OutgoingMessage[] {
+export function messagesOf(e: Effects, changedAt: Micros, encode: Emitter['encode'], fold: ReturnType<typeof foldUpdates> = foldUpdates(e)): OutgoingMessage[] {
   const out: OutgoingMessage[] = [];
   const changed = new Map<string, TransactionChange>();
   // a transaction this pass wrote whole travels as written; one it only updated is read back
-  const { recorded, folded, updates } = foldUpdates(e);
+  const { recorded, folded, updates } = fold;
   for (const t of [...recorded, ...folded]) changed.set(t.id, { id: t.id, organizationId: t.organizationId, traceGuid: t.traceGuid, changedAt, snapshot: snapshotOf(t) });
   for (const u of updates) changed.set(u.id, { id: u.id, organizationId: u.organizationId, traceGuid: u.traceGuid, changedAt, snapshot: null });
   out.push(...recordEventMessages(e.results, e.logs, changed.values()));
@@ -159,32 +159,9 @@ export function messagesOf(e: Effects, changedAt: Micros, encode: Emitter['encod
 
 /** The fields of `t` the ClickHouse projection shows (wire: TransactionSnapshot). */
 export function snapshotOf(t: StoredTransaction): TransactionSnapshot {
-  return {
-    createdAt: t.createdAt,
-    updatedAt: t.updatedAt,
-    direction: t.direction,
-    usageIndicator: t.usageIndicator,
-    partnerKey: t.partnerKey,
-    transactionSetIdentifier: t.transactionSetIdentifier,
-    reference: t.reference,
-    senderQualifier: t.senderQualifier,
-    senderExtid: t.senderExtid,
-    receiverQualifier: t.receiverQualifier,
-    receiverExtid: t.receiverExtid,
-    interchangeControlNumber: t.interchangeControlNumber,
-    groupControlNumber: t.groupControlNumber,
-    transactionSetControlNumber: t.transactionSetControlNumber,
-    duplicateOf: t.duplicateOf,
-    failed: t.failed,
-    completed: t.completed,
-    deliveredAt: t.deliveredAt,
-    warningCount: t.warningCount,
-    acknowledgmentStatus: t.acknowledgmentStatus,
-    acknowledgedBy: t.acknowledgedBy,
-    acknowledges: t.acknowledges,
-    resendCount: t.resendCount,
-    lastResentAt: t.lastResentAt,
-  };
+  const out: Record<string, unknown> = {};
+  for (const f of SNAPSHOT_FIELDS) out[f] = t[f];
+  return out as TransactionSnapshot;
 }
 
 /**
@@ -229,7 +206,8 @@ export async function applyEffects(stores: ProcessingStores, emitter: Emitter, e
     return source;
   });
   await stores.artifacts.aliasAll(aliases.map((a, i) => ({ record: a.record, source: sources[i] })));
-  const { recorded, folded, updates } = foldUpdates(e);
+  const fold = foldUpdates(e);
+  const { recorded, folded, updates } = fold;
   if (recorded.length > 0) await stores.transactions.record(recorded);
   if (e.results.length > 0) await stores.results.put(e.results);
   // State changes last: a transaction reads delivered (or failed) only once the result that
@@ -237,6 +215,6 @@ export async function applyEffects(stores: ProcessingStores, emitter: Emitter, e
   if (folded.length > 0) await stores.transactions.record(folded);
   if (updates.length > 0) await stores.transactions.update(updates);
   await mapLimit(e.traceErrors, WRITE_CONCURRENCY, (t) => stores.transactions.recordTraceError(t.organizationId, t.traceGuid, t.error));
-  const messages = messagesOf(e, changedAt, (t, v) => emitter.encode(t, v));
+  const messages = messagesOf(e, changedAt, (t, v) => emitter.encode(t, v), fold);
   if (messages.length > 0) await emitter.produce(messages);
 }

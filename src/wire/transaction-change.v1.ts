@@ -19,34 +19,17 @@
  *   }
  */
 import { defineCodec, nullableString, nullableTimestampMicros, timestampMicros, type Codec, type WriterTypes } from './codec.ts';
+import type { StoredTransaction } from '../domain/records.ts';
 
-/** The fields of a transaction the ClickHouse projection shows, as the pass wrote them. */
-export interface TransactionSnapshot {
-  readonly createdAt: number;
-  readonly updatedAt: number;
-  readonly direction: 'inbound' | 'outbound';
-  readonly usageIndicator: string;
-  readonly partnerKey: string | null;
-  readonly transactionSetIdentifier: string;
-  readonly reference: string | null;
-  readonly senderQualifier: string;
-  readonly senderExtid: string;
-  readonly receiverQualifier: string;
-  readonly receiverExtid: string;
-  readonly interchangeControlNumber: string;
-  readonly groupControlNumber: string;
-  readonly transactionSetControlNumber: string;
-  readonly duplicateOf: string | null;
-  readonly failed: boolean;
-  readonly completed: boolean;
-  readonly deliveredAt: number | null;
-  readonly warningCount: number;
-  readonly acknowledgmentStatus: string | null;
-  readonly acknowledgedBy: string | null;
-  readonly acknowledges: string | null;
-  readonly resendCount: number;
-  readonly lastResentAt: number | null;
-}
+/** The fields of a transaction the ClickHouse projection shows (the snapshot's, in schema order). */
+export const SNAPSHOT_FIELDS = [
+  'createdAt', 'updatedAt', 'direction', 'usageIndicator', 'partnerKey', 'transactionSetIdentifier', 'reference', 'senderQualifier', 'senderExtid',
+  'receiverQualifier', 'receiverExtid', 'interchangeControlNumber', 'groupControlNumber', 'transactionSetControlNumber', 'duplicateOf', 'failed',
+  'completed', 'deliveredAt', 'warningCount', 'acknowledgmentStatus', 'acknowledgedBy', 'acknowledges', 'resendCount', 'lastResentAt',
+] as const satisfies ReadonlyArray<keyof StoredTransaction>;
+
+/** Those fields as the pass wrote them (an acknowledgment status is read back as text). */
+export type TransactionSnapshot = Omit<Pick<StoredTransaction, (typeof SNAPSHOT_FIELDS)[number]>, 'acknowledgmentStatus'> & { readonly acknowledgmentStatus: string | null };
 
 export interface TransactionChange {
   readonly id: string;

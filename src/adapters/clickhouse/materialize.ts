@@ -7,6 +7,7 @@ import type { FeedEntryRecord, StoredTransaction } from '../../domain/records.ts
 import { statusOf } from '../../domain/records.ts';
 import type { LogEvent } from '../../wire/log-event.v1.ts';
 import type { ResultEvent } from '../../wire/result-event.v1.ts';
+import type { TransactionSnapshot } from '../../wire/transaction-change.v1.ts';
 import { chTime, qualify, type ClickHouseHandle } from './client.ts';
 
 export type Row = Record<string, string | number | boolean | null>;
@@ -65,7 +66,7 @@ export function resultRow(e: ResultEvent): Row {
 }
 
 /** The fields of a transaction its ClickHouse row shows (a stored row, or the snapshot its change carries). */
-export type ProjectedTransaction = Omit<StoredTransaction, 'release' | 'flowId' | 'flowVersion' | 'flowName' | 'failedNodeName' | 'roles' | 'deliveryNodeId' | 'deliveryResultId' | 'deliveryInputResultId' | 'acknowledgmentStatus'> & { readonly acknowledgmentStatus: string | null };
+export type ProjectedTransaction = TransactionSnapshot & Pick<StoredTransaction, 'organizationId' | 'id' | 'traceGuid'>;
 
 /** The list row of a transaction; `version` orders projections of one row. */
 export function transactionRow(x: ProjectedTransaction): Row {

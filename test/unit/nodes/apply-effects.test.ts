@@ -1,7 +1,8 @@
 /** What the runtime writes for a step's effects (src/nodes/runtime.ts applyEffects). */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { applyEffects, recordEventMessages } from '../../../src/nodes/runtime.ts';
+import { applyEffects, recordEventMessages, snapshotOf } from '../../../src/nodes/runtime.ts';
+import * as transactionChange from '../../../src/wire/transaction-change.v1.ts';
 import * as recordEvents from '../../../src/wire/record-events.v1.ts';
 import type { RecordEvents } from '../../../src/wire/record-events.v1.ts';
 import type { TransactionChange } from '../../../src/wire/transaction-change.v1.ts';
@@ -84,6 +85,16 @@ describe('applyEffects: transactions recorded with their updates', () => {
     // the row travels with the change only where this pass wrote all of it: 'mapped' (its
     // updates folded in), not 'elsewhere' (recorded before) nor 'plain' (an update as of a clock)
     expect(changes.map((c) => c.snapshot && { completed: c.snapshot.completed, warningCount: c.snapshot.warningCount, reference: c.snapshot.reference })).toEqual([null, { completed: true, warningCount: 2, reference: tx('mapped').reference }, null]);
+  });
+});
+
+describe('transaction snapshots', () => {
+  it('hold exactly the fields of the wire schema, and survive encoding', () => {
+    const t = { ...tx('snap'), acknowledgmentStatus: 'accepted' as const, deliveredAt: 1234 };
+    const snapshot = snapshotOf(t);
+    const value = { id: t.id, organizationId: t.organizationId, traceGuid: t.traceGuid, changedAt: 5, snapshot };
+    expect(transactionChange.decode(transactionChange.encode(value, 1))).toEqual(value);
+    expect(Object.keys(snapshot)).toEqual(transactionChange.schema.fields.find((f) => f.name === 'snapshot')!.type[1].fields.map((f) => f.name));
   });
 });
 
