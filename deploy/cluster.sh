@@ -80,7 +80,7 @@ cl_launch() { # cl_launch COMPONENT CMD...
 }
 
 cluster_id() {
-  [ -s "$CL/kafka-cluster-id" ] || head -c16 /dev/urandom | base64 | tr '+/' '-_' | cut -c1-22 >"$CL/kafka-cluster-id"
+  [ -s "$CL/kafka-cluster-id" ] || kafka_cluster_id >"$CL/kafka-cluster-id"
   cat "$CL/kafka-cluster-id"
 }
 

@@ -186,6 +186,17 @@ render() { # render TEMPLATE OUT COMPONENT_DIR: fill the @PLACEHOLDERS@ of a con
 
 # --- start ---------------------------------------------------------------------------------
 
+# A new cluster id: 16 random bytes in URL-safe base64, as Kafka's own Uuid.randomUuid makes
+# them, and like it never one that starts with '-' (the storage tool would read it as an option).
+kafka_cluster_id() {
+  local id
+  while :; do
+    id=$(head -c16 /dev/urandom | base64 | tr '+/' '-_' | cut -c1-22)
+    [ "${id:0:1}" != "-" ] && break
+  done
+  printf '%s\n' "$id"
+}
+
 start_kafka() {
   local java=$1 d lib id
   fetch_kafka
@@ -195,7 +206,7 @@ start_kafka() {
   cp "$TPL/kafka-log4j.properties" "$d/conf/log4j.properties"
   local common=(-Djava.awt.headless=true -Dlog4j.configuration="file:$d/conf/log4j.properties" -Dkafka.logs.dir="$d/logs" -cp "$lib/*")
   if [ ! -f "$d/data/meta.properties" ]; then
-    id=$(head -c16 /dev/urandom | base64 | tr '+/' '-_' | cut -c1-22)
+    id=$(kafka_cluster_id)
     log "formatting Kafka storage (cluster id $id)"
     "$java" -Xmx256m "${common[@]}" kafka.tools.StorageTool format -t "$id" -c "$d/conf/server.properties" --ignore-formatted \
       >"$d/logs/format.out" 2>&1 || { tail -n 40 "$d/logs/format.out" >&2; die "kafka storage format failed"; }
