@@ -16,7 +16,6 @@ import { Connections, type Resources as RoleResources } from './roles/resources.
 import {
   CassandraArtifactStore,
   CassandraControlNumbers,
-  CassandraFeedStore,
   CassandraReplayLedger,
   CassandraResultStore,
   CassandraSandboxReceipts,
@@ -24,6 +23,7 @@ import {
   CassandraStepLedger,
   CassandraTransactionStore,
 } from './adapters/cassandra/processing-store.ts';
+import { CassandraFeedStore } from './adapters/cassandra/feed-store.ts';
 import { CassandraHeldWorkStore } from './adapters/cassandra/held-work-store.ts';
 import { CassandraAcknowledgmentDeadlines, CassandraSchedulerLeases } from './adapters/cassandra/outbound-store.ts';
 import { verifySecretKeys } from './adapters/cassandra/secret-store.ts';

@@ -172,8 +172,15 @@ export interface ControlNumberStore {
 }
 
 /** Feed entries as the sequencer wrote them (system of record of `createdAt`). */
+/** A feed entry's id and the trace it reports on (the entries of a trace are stored together). */
+export interface FeedEntryKey {
+  readonly id: string;
+  readonly traceGuid: string;
+}
+
 export interface FeedStore {
-  get(organizationId: string, ids: readonly string[]): Promise<Map<string, FeedEntryRecord>>;
+  /** The entries sequenced before, by id (missing ones are left out). */
+  get(organizationId: string, keys: readonly FeedEntryKey[]): Promise<Map<string, FeedEntryRecord>>;
   put(entries: readonly FeedEntryRecord[]): Promise<void>;
 }
 

@@ -10,7 +10,7 @@
  */
 import { documentCounts, type BusinessMeter } from '../domain/metrics.ts';
 import { sequence, type MonotonicClock, type Sequenced } from '../domain/feed-sequence.ts';
-import type { FeedStore, TransactionsByIds, TransactionStore } from '../domain/processing-ports.ts';
+import type { FeedEntryKey, FeedStore, TransactionsByIds, TransactionStore } from '../domain/processing-ports.ts';
 import type { FeedEntryRecord, FeedRequest, Micros, TransactionUpdate } from '../domain/records.ts';
 import { TOPICS } from '../wire/topics.ts';
 import type { FeedEntry } from '../wire/feed-entry.v1.ts';
@@ -38,13 +38,13 @@ export interface FeedSequencerPorts {
 /** Sequences one batch of feed requests (see the module comment); answers what was sequenced. */
 export async function sequenceFeedBatch(ports: FeedSequencerPorts, clock: MonotonicClock, requests: readonly FeedRequest[]): Promise<Sequenced> {
   const stored = new Map<string, FeedEntryRecord>();
-  const byOrg = new Map<string, string[]>();
+  const byOrg = new Map<string, FeedEntryKey[]>();
   for (const r of requests) {
-    let ids = byOrg.get(r.organizationId);
-    if (!ids) byOrg.set(r.organizationId, (ids = []));
-    ids.push(r.id);
+    let keys = byOrg.get(r.organizationId);
+    if (!keys) byOrg.set(r.organizationId, (keys = []));
+    keys.push({ id: r.id, traceGuid: r.traceGuid });
   }
-  for (const [org, ids] of byOrg) for (const [id, e] of await ports.feed.get(org, ids)) stored.set(`${org}|${id}`, e);
+  for (const [org, keys] of byOrg) for (const [id, e] of await ports.feed.get(org, keys)) stored.set(`${org}|${id}`, e);
   const s = sequence(requests, stored, clock, ports.wallClock());
   if (s.fresh.length > 0) await ports.feed.put(s.fresh);
   // deliveredAt: the first success entry of each transaction

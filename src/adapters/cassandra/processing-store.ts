@@ -10,7 +10,6 @@ import type {
   ArtifactStore,
   StoredBytes,
   ControlNumberStore,
-  FeedStore,
   InterchangeKey,
   InterchangeSighting,
   OutboundSetEntry,
@@ -30,7 +29,6 @@ import type {
   ArtifactRecord,
   ArtifactRole,
   ArtifactRoleRecord,
-  FeedEntryRecord,
   Micros,
   ResultRecord,
   StoredTransaction,
@@ -40,9 +38,11 @@ import type { SecretOwner } from '../../domain/configuration.ts';
 import type { SecretKeyring } from '../../domain/secret-envelope.ts';
 import { storedOf } from './secret-store.ts';
 import type { StepLedger, WorkRef } from '../../nodes/ports.ts';
-import { remainingTtlSeconds } from '../../domain/retention.ts';
 import { guardStore } from './guard.ts';
 import { readIn, writeGrouped, type GroupedStatement } from './grouped.ts';
+import { long, longOrNull, num, numOrNull, str, strOrNull, Ttl, type Params, type StoreRetention } from './cells.ts';
+
+export type { StoreRetention } from './cells.ts';
 
 /** Largest chunk of document bytes in one row. */
 export const CHUNK_BYTES = 512 * 1024;
@@ -54,47 +54,6 @@ function chunkCountOf(size: number): number {
 const CONCURRENCY = 64;
 
 type Row = cassandra.types.Row;
-type Params = unknown[];
-
-const num = (v: unknown): number => (v === null || v === undefined ? 0 : typeof v === 'number' ? v : Number((v as { toString(): string }).toString()));
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : num(v));
-const str = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'string' ? v : (v as { toString(): string }).toString());
-const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : str(v));
-const long = (v: number): cassandra.types.Long => cassandra.types.Long.fromNumber(v);
-const longOrNull = (v: number | null): cassandra.types.Long | null => (v === null ? null : long(v));
-
-/** The retention the stores write with (config.cassandra.retentionSeconds; docs/retention.md). */
-export interface StoreRetention {
-  readonly retentionSeconds: number;
-  /** Clock in microseconds (injectable for tests). */
-  readonly now?: () => Micros;
-}
-
-/**
- * `USING TTL` of a record's writes: every cell of a record, whenever written, expires when the
- * record ages out (createdAt + R), so a row updated after its creation never outlives its first
- * cells as a partial row. Without a retention the tables' `default_time_to_live` applies (R from
- * each write).
- */
-class Ttl {
-  constructor(private readonly r: StoreRetention | undefined) {}
-
-  /** ` USING TTL ?` or nothing. */
-  get clause(): string {
-    return this.r ? ' USING TTL ?' : '';
-  }
-
-  /** `TTL ? AND ` before a TIMESTAMP of a USING clause, or nothing. */
-  get andClause(): string {
-    return this.r ? 'TTL ? AND ' : '';
-  }
-
-  /** The TTL parameter of a record created at `createdAt` (none without a retention). */
-  params(createdAt: Micros): Params {
-    if (!this.r) return [];
-    return [remainingTtlSeconds(createdAt, this.r.now ? this.r.now() : Date.now() * 1000, this.r.retentionSeconds)];
-  }
-}
 
 async function runConcurrent(client: Client, query: string, params: Params[]): Promise<void> {
   if (params.length === 0) return;
@@ -902,51 +861,6 @@ export class CassandraControlNumbers implements ControlNumberStore {
 
 /** Largest control number (ISA13 has nine digits); sequences wrap to 1 after it. */
 const CONTROL_NUMBER_MAX = 999_999_999;
-
-// --- feed entries ------------------------------------------------------------------------------
-
-export class CassandraFeedStore implements FeedStore {
-  private readonly ttl: Ttl;
-
-  constructor(
-    private readonly client: Client,
-    retention?: StoreRetention,
-  ) {
-    this.ttl = new Ttl(retention);
-  }
-
-  get(organizationId: string, ids: readonly string[]): Promise<Map<string, FeedEntryRecord>> {
-    return guardStore('feed entries read', async () => {
-      const out = new Map<string, FeedEntryRecord>();
-      if (ids.length === 0) return out;
-      const rows = await readIn(this.client, 'SELECT org_id, id, created_at, direction, status, partner_key, trace_guid, result_id, detail FROM proc_feed_entries WHERE org_id = ? AND id IN ?', [organizationId], ids);
-      for (const row of rows) {
-        out.set(str(row.get('id')), {
-          id: str(row.get('id')),
-          organizationId: str(row.get('org_id')),
-          createdAt: num(row.get('created_at')),
-          direction: str(row.get('direction')) === 'outbound' ? 'outbound' : 'inbound',
-          status: str(row.get('status')) === 'error' ? 'error' : 'success',
-          partnerKey: str(row.get('partner_key')),
-          traceGuid: str(row.get('trace_guid')),
-          resultId: str(row.get('result_id')),
-          detail: str(row.get('detail')),
-        });
-      }
-      return out;
-    });
-  }
-
-  put(entries: readonly FeedEntryRecord[]): Promise<void> {
-    const query = `INSERT INTO proc_feed_entries (org_id, id, created_at, direction, status, partner_key, trace_guid, result_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)${this.ttl.clause}`;
-    return guardStore('feed entries write', () =>
-      writeGrouped(
-        this.client,
-        entries.map((e) => ({ query, params: [e.organizationId, e.id, long(e.createdAt), e.direction, e.status, e.partnerKey, e.traceGuid, e.resultId, e.detail, ...this.ttl.params(e.createdAt)], partition: `${e.organizationId}|${e.id}` })),
-      ),
-    );
-  }
-}
 
 // --- step clocks, replays, secrets -------------------------------------------------------------
 

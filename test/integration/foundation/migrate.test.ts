@@ -60,7 +60,7 @@ describe('tdx migrate', () => {
     try {
       const rs = await cql.execute('SELECT table_name, default_time_to_live FROM system_schema.tables WHERE keyspace_name = ?', [config.cassandra.keyspace]);
       const ttl = new Map(rs.rows.map((r) => [String(r['table_name']), Number(r['default_time_to_live'])]));
-      for (const t of ['schema_migrations', 'proc_artifacts', 'proc_artifact_chunks', 'proc_transactions', 'proc_results', 'proc_trace_results', 'proc_interchange_sightings', 'proc_feed_entries', 'control_numbers']) {
+      for (const t of ['schema_migrations', 'proc_artifacts', 'proc_artifact_chunks', 'proc_transactions', 'proc_results', 'proc_trace_results', 'proc_interchange_sightings', 'proc_feed_entries', 'proc_trace_feed_entries', 'control_numbers']) {
         expect(ttl.has(t), t).toBe(true);
       }
       expect(ttl.get('proc_artifacts')).toBe(config.cassandra.retentionSeconds);

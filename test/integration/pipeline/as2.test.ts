@@ -228,7 +228,7 @@ describe.skipIf(python === null)('AS2 through the pipeline, against pyas2lib', (
     const stores = await p.reader.stores();
     // recorded by the feed sequencer within the feed's lag of the feed step's result
     const entries = await eventually(async () => {
-      const e = await stores.feed.get(p.org, [feedEntryId(feed.id)]);
+      const e = await stores.feed.get(p.org, [{ id: feedEntryId(feed.id), traceGuid: feed.traceGuid }]);
       return e.size > 0 ? e : undefined;
     }, 10_000, 'the feed entry');
     expect(entries.size).toBe(1);

@@ -301,7 +301,7 @@ describe('an 810 to a partner that tracks acknowledgments', () => {
     expect(upload.detail.sftp).not.toHaveProperty('path');
     // the outbound success feed entry gave deliveredAt
     const stores = await p.reader.stores();
-    const entry = (await stores.feed.get(p.org, [feedEntryId(upload.id)])).get(feedEntryId(upload.id));
+    const entry = (await stores.feed.get(p.org, [{ id: feedEntryId(upload.id), traceGuid: upload.traceGuid }])).get(feedEntryId(upload.id));
     expect(entry).toMatchObject({ direction: 'outbound', status: 'success', partnerKey: 'TRACK' });
     expect(sent.deliveredAt).toBe(entry!.createdAt);
     console.log(`one outbound document, submitted to delivered: ${latencyMs} ms`);

@@ -217,7 +217,7 @@ describe('the pipeline with a retention of seconds', () => {
     // whole seconds, so a record may leave Cassandra a little before its createdAt + R)
     const traces = all.map((t) => t.traceGuid);
     const latest = Math.max(...(await Promise.all(traces.map(async (tr) => (await stores.results.byTrace(pl.org, tr)).map((r) => r.createdAt)))).flat(), lastCreated);
-    const feedLatest = Math.max(...(await client.execute('SELECT created_at FROM proc_feed_entries WHERE org_id = ? ALLOW FILTERING', [pl.org], { prepare: true })).rows.map((r) => Number(r.get('created_at'))), 0);
+    const feedLatest = Math.max(...(await client.execute('SELECT created_at FROM proc_trace_feed_entries WHERE org_id = ? ALLOW FILTERING', [pl.org], { prepare: true })).rows.map((r) => Number(r.get('created_at'))), 0);
 
     // past R of the transactions: gone from Cassandra whole (the redelivered one included), 404
     await until(lastCreated + R * 1_000_000 + 1_200_000);
@@ -254,7 +254,7 @@ describe('the pipeline with a retention of seconds', () => {
       expect(r.status, path).toBe(404);
       expect((r.body['error'] as { message: string }).message).toMatch(new RegExp(`${id}.*aged out`));
     }
-    for (const table of ['proc_results', 'proc_trace_results', 'proc_artifacts', 'proc_feed_entries', 'proc_trace_transactions']) {
+    for (const table of ['proc_results', 'proc_trace_results', 'proc_artifacts', 'proc_trace_feed_entries', 'proc_trace_transactions']) {
       const rs = await client.execute(`SELECT * FROM ${table} WHERE org_id = ? ALLOW FILTERING`, [pl.org], { prepare: true });
       expect(rs.rowLength, table).toBe(0);
     }

@@ -107,7 +107,7 @@ describe('webhook delivery', () => {
       const t = (await p.transactions(trace))[0]!;
       return t.deliveredAt !== null ? t : undefined;
     }, 30_000, 'deliveredAt');
-    const feed = await stores.feed.get(p.org, [feedEntryId(delivered.id)]);
+    const feed = await stores.feed.get(p.org, [{ id: feedEntryId(delivered.id), traceGuid: delivered.traceGuid }]);
     expect(feed.get(feedEntryId(delivered.id))).toMatchObject({ status: 'success', direction: 'inbound', createdAt: done.deliveredAt });
     // the signing secret appears nowhere in what was recorded
     expect(JSON.stringify(results)).not.toContain(SECRET.slice(6));
@@ -154,7 +154,7 @@ describe('webhook delivery', () => {
     expect(note.payload).toEqual({ event: 'processing_failed', resultId: failed.id, traceGuid: trace });
     // the feed sequencer records the entry within the feed's lag, not necessarily before the notification
     const stores = await p.reader.stores();
-    const entry = await eventually(async () => (await stores.feed.get(p.org, [feedEntryId(failed.id)])).get(feedEntryId(failed.id)), 10_000, 'the error feed entry');
+    const entry = await eventually(async () => (await stores.feed.get(p.org, [{ id: feedEntryId(failed.id), traceGuid: failed.traceGuid }])).get(feedEntryId(failed.id)), 10_000, 'the error feed entry');
     expect(entry).toMatchObject({ status: 'error', direction: 'inbound' });
   });
 

@@ -9,6 +9,7 @@ import type {
   ArtifactStore,
   StoredBytes,
   ControlNumberStore,
+  FeedEntryKey,
   FeedStore,
   InterchangeKey,
   InterchangeSighting,
@@ -185,11 +186,11 @@ export class MemoryControlNumbers implements ControlNumberStore {
 
 export class MemoryFeed implements FeedStore {
   readonly rows = new Map<string, FeedEntryRecord>();
-  async get(organizationId: string, ids: readonly string[]): Promise<Map<string, FeedEntryRecord>> {
+  async get(organizationId: string, keys: readonly FeedEntryKey[]): Promise<Map<string, FeedEntryRecord>> {
     const out = new Map<string, FeedEntryRecord>();
-    for (const id of ids) {
+    for (const { id, traceGuid } of keys) {
       const e = this.rows.get(`${organizationId}|${id}`);
-      if (e) out.set(id, e);
+      if (e && e.traceGuid === traceGuid) out.set(id, e);
     }
     return out;
   }
