@@ -44,7 +44,10 @@
  *   ceilings         (count mode, after `interchange`) Kafka, Cassandra and ClickHouse alone
  *
  * Before each scenario the bench waits up to BENCH_SETTLE_S (120) seconds for the 1-minute load
- * average to come down to 3 (the start-up's or the previous scenario's load lingers in it).
+ * average to come down to 3 (the start-up's or the previous scenario's load lingers in it), then
+ * up to as long again for the pipeline to go quiet (its processes and stores together at most a
+ * quarter of a core over 3 s): work a scenario before left in flight is not charged to the next,
+ * and (d) runs on an idle pipeline.
  *
  * BENCH_PROFILE=<folder>: a V8 CPU profile of this process per scenario (in-process mode);
  * BENCH_CPU_PROF_DIR=<folder>: `--cpu-prof` of the role processes named in BENCH_CPU_PROF_ROLES
@@ -80,7 +83,7 @@ import { interchange, po850 } from '../../test/integration/pipeline/support.ts';
 import { isolatedConfig, type Isolated } from '../../test/integration/helpers/isolated-config.ts';
 import { countClickHouse, installCounters, resetCounters, takeCounters, type Counts, type RecordedWrite } from './counters.ts';
 import { cassandraCeiling, clickhouseCeiling, kafkaCeiling, type Ceiling } from './ceilings.ts';
-import { listenerPid, load, watch, type Usage, type Watched } from './procstat.ts';
+import { cpuSeconds, listenerPid, load, watch, type Usage, type Watched } from './procstat.ts';
 import type { ClosedArgs, ClosedValue, FeedStats, IdleArgs, IdleValue, InterchangeArgs, InterchangeValue, MixArgs, MixValue, OpenArgs, OpenValue, SeenEntry } from './loadgen.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -103,6 +106,9 @@ const IDLE_POLL_MS = num('BENCH_IDLE_POLL_MS', 20);
 const TIMEOUT_MS = num('BENCH_TIMEOUT_S', 3600) * 1000;
 const LOAD_WARN = 3;
 const SETTLE_S = num('BENCH_SETTLE_S', 120);
+/** A pipeline is quiet when its processes (service and stores) use at most this many cores over QUIET_WINDOW_MS. */
+const QUIET_CORES = 0.25;
+const QUIET_WINDOW_MS = 3000;
 const modeList = (process.env['BENCH_MODES'] ?? 'inprocess,processes').split(',').map((s) => s.trim()).filter(Boolean);
 if (process.env['BENCH_COUNT'] === '1' && !modeList.includes('count')) modeList.push('count');
 // the counters wrap prototypes for good: the counting pass runs after every timed mode
@@ -447,15 +453,28 @@ function loadCheck(mode: string, name: string): void {
 }
 
 /** Waits up to BENCH_SETTLE_S for the 1-minute load average to come down to LOAD_WARN (the previous scenario's, or the start-up's, load lingers in it). */
-async function settle(): Promise<void> {
+async function settle(s: Stack): Promise<void> {
   const t0 = Date.now();
   while (loadavg()[0]! > LOAD_WARN && Date.now() - t0 < SETTLE_S * 1000) await sleep(2000);
   if (Date.now() - t0 > 1000) out(`  (waited ${Math.round((Date.now() - t0) / 1000)} s for the load average to settle)`);
+  // work a scenario before left in flight (an open loop offered more than the pipeline took,
+  // ClickHouse merges, compaction) is not charged to the next one
+  const q0 = Date.now();
+  const pipeline = s.procs.filter((p) => p.kind !== 'bench');
+  const busy = (): number => pipeline.reduce((sum, p) => sum + (cpuSeconds(p.pid) ?? 0), 0);
+  let cores = Infinity;
+  while (Date.now() - q0 < SETTLE_S * 1000) {
+    const before = busy();
+    await sleep(QUIET_WINDOW_MS);
+    cores = (busy() - before) / (QUIET_WINDOW_MS / 1000);
+    if (cores <= QUIET_CORES) break;
+  }
+  if (Date.now() - q0 > QUIET_WINDOW_MS + 500) out(`  (waited ${Math.round((Date.now() - q0) / 1000)} s for the pipeline to go quiet: ${cores.toFixed(2)} cores busy over the last ${QUIET_WINDOW_MS / 1000} s)`);
 }
 
 /** Runs one scenario with the processes watched, the load printed and (count mode) the work counted. */
 async function measure(s: Stack, name: string, run: () => Promise<Figures>): Promise<Measured> {
-  await settle();
+  await settle(s);
   out(`\n[${s.mode}] ${name}: load average before ${load()}`);
   loadCheck(s.mode, name);
   const before = await topicOffsets(s);
@@ -684,7 +703,7 @@ async function stageTimeline(s: Stack, org: string, t0: number): Promise<string>
  * 1/cassandra + 1/clickhouse) sets/s, not the slowest store alone.
  */
 async function ceilings(s: Stack, b: Measured): Promise<void> {
-  await settle();
+  await settle(s);
   out(`\n[${s.mode}] ceilings for the ${b.sets}-set interchange: load average before ${load()}`);
   loadCheck(s.mode, 'ceilings');
   const cfg = s.iso.config;
