@@ -164,6 +164,13 @@ function ack997(group: string, sets: readonly string[]): string {
 // ---------------------------------------------------------------------------------------------
 // HTTP
 
+/** An error's message with its cause's (fetch reports every network failure as "fetch failed"). */
+function failureText(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = err.cause as { code?: string; message?: string } | undefined;
+  return cause ? `${err.message}: ${cause.code ?? ''} ${cause.message ?? ''}`.trim() : err.message;
+}
+
 async function call(url: string, key: string, p: string, init: RequestInit = {}): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${url}${p}`, { ...init, headers: { authorization: `Key ${key}`, ...(init.headers ?? {}) }, signal: AbortSignal.timeout(120_000) });
   const text = await res.text();
@@ -233,7 +240,7 @@ class FeedPoller {
       try {
         r = await call(this.url, this.next(), `/platform/feed_entries?${q.toString()}`);
       } catch (err) {
-        r = { status: 0, body: { error: err instanceof Error ? err.message : String(err) } };
+        r = { status: 0, body: { error: failureText(err) } };
       }
       const at = Date.now();
       this.requests++;
@@ -341,7 +348,7 @@ async function openOp(a: OpenArgs): Promise<OpenValue> {
             (err: unknown) => {
               inFlight--;
               submissions.push({ sentAt: dueAt, answeredAt: Date.now(), status: 0 });
-              if (errors.length < 5) errors.push(err instanceof Error ? err.message : String(err));
+              if (errors.length < 5) errors.push(failureText(err));
             },
           ),
         );
