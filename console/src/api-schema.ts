@@ -269,7 +269,7 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** List EDI transactions, newest first */
+        /** List EDI transactions, newest first (oldest first with the order extension) */
         readonly get: {
             readonly parameters: {
                 readonly query?: {
@@ -285,6 +285,8 @@ export interface paths {
                     readonly incoming?: "true" | "false";
                     /** @description page size, 1 to 100 */
                     readonly limit?: number;
+                    /** @description desc: newest first (the contract's order, also when absent); asc: oldest first. A cursor pages on only in the order that returned it: one from the other order is refused with 400 invalid_parameter naming cursor (desc and absent are the same order) */
+                    readonly order?: "desc" | "asc";
                     /** @description partner key, any case */
                     readonly partner?: string;
                     /** @description case-sensitive prefix of reference (a whole reference matches too) */

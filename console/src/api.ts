@@ -18,8 +18,8 @@ export type Trace = Schemas['Trace'];
 
 /**
  * The query parameters GET /platform/edi_transactions takes, as the OpenAPI document names them:
- * the console can send no other (the contract's lists take no sort or order parameter; each
- * lists in its one order).
+ * the console can send no other. `order` among them is the service's extension (oldest first
+ * with `asc`); the contract's lists take no order parameter.
  */
 export type TransactionListQuery = NonNullable<paths['/platform/edi_transactions']['get']['parameters']['query']>;
 

@@ -7,13 +7,16 @@ import { Badge, ErrorNote, href, Json, Show, TableBox, Time, useLoad, useSession
 
 const hourMs = 3600_000;
 
-function TransactionTable({ rows, label }: { rows: readonly TransactionRow[]; label: string }): JSX.Element {
+/** `sorted`: the order the rows are in, announced on the Created column. */
+function TransactionTable({ rows, label, sorted }: { rows: readonly TransactionRow[]; label: string; sorted?: 'ascending' | 'descending' }): JSX.Element {
   if (rows.length === 0) return <p class="muted">No transactions.</p>;
   return (
     <TableBox label={label}>
       <thead>
         <tr>
-          <th scope="col">Created</th>
+          <th scope="col" aria-sort={sorted}>
+            Created
+          </th>
           <th scope="col">Partner</th>
           <th scope="col">Set</th>
           <th scope="col">Direction</th>
@@ -161,20 +164,31 @@ export function OverviewPage(): JSX.Element {
 
 // ---- transactions ----
 
-// only parameters the API's list takes (it takes no sort or order: the list is newest first)
+// only parameters the API's list takes
 const FILTERS = ['partner', 'transaction_set_identifier', 'direction', 'status', 'ack_status', 'reference', 'warnings', 'since', 'until'] as const satisfies readonly (keyof TransactionListQuery)[];
+
+/**
+ * The list's order: `desc` (newest first) is the contract's and sends no parameter; `asc`
+ * (oldest first) sends the API's `order` extension. In the address as `order=asc`.
+ */
+type Order = NonNullable<TransactionListQuery['order']>;
+const orderOf = (q: URLSearchParams): Order => (q.get('order') === 'asc' ? 'asc' : 'desc');
+const orderParam = (o: Order): { order?: Order } => (o === 'asc' ? { order: 'asc' } : {});
 
 export function TransactionsPage({ route }: { route: Route }): JSX.Element {
   const { api } = useSession();
   const filters: Record<string, string | undefined> = {};
   for (const f of FILTERS) filters[f] = route.query.get(f) ?? undefined;
+  const order = orderOf(route.query);
+  // the state every link of the page keeps: the filters and the order (a cursor is of one order)
+  const kept = { ...filters, ...orderParam(order) };
   const cursor = route.query.get('cursor') ?? undefined;
-  const key = JSON.stringify([filters, cursor]);
-  const [data] = useLoad(() => api.get<{ ediTransactions: TransactionRow[]; pagination: Pagination }>('/platform/edi_transactions', { ...filters, cursor, limit: 50 }), [key]);
+  const key = JSON.stringify([filters, order, cursor]);
+  const [data] = useLoad(() => api.get<{ ediTransactions: TransactionRow[]; pagination: Pagination }>('/platform/edi_transactions', { ...kept, cursor, limit: 50 }), [key]);
   const submit = (e: Event): void => {
     e.preventDefault();
     const form = new FormData(e.currentTarget as HTMLFormElement);
-    const q: Record<string, string> = {};
+    const q: Record<string, string> = { ...orderParam(order) };
     for (const f of FILTERS) {
       const raw = form.get(f);
       const v = typeof raw === 'string' ? raw.trim() : '';
@@ -227,25 +241,48 @@ export function TransactionsPage({ route }: { route: Route }): JSX.Element {
         </label>
         <div class="actions">
           <button type="submit">Search</button>
-          <a class="button secondary" href={href('/transactions')}>
+          <a class="button secondary" href={href('/transactions', orderParam(order))}>
             Clear
           </a>
         </div>
       </form>
-      <p class="muted">Newest first (the one order the API lists transactions in), 50 a page; pages follow the API's cursors.</p>
+      <div class="order" role="group" aria-label="Order">
+        {(
+          [
+            ['desc', 'Newest first'],
+            ['asc', 'Oldest first'],
+          ] as const
+        ).map(([o, label]) => (
+          <button
+            key={o}
+            type="button"
+            class={o === order ? undefined : 'secondary'}
+            aria-pressed={o === order}
+            onClick={() => {
+              // a new order starts at its first page: a cursor pages on only in its own order
+              location.hash = href('/transactions', { ...filters, ...orderParam(o) });
+            }}
+          >
+            {label}
+          </button>
+        ))}
+      </div>
+      <p class="muted">
+        {order === 'asc' ? 'Oldest first' : 'Newest first'} over the whole list (the API orders it), 50 a page; pages follow the API's cursors.
+      </p>
       <Show value={data}>
         {(r) => (
           <>
-            <TransactionTable rows={r.ediTransactions} label="Transaction list" />
+            <TransactionTable rows={r.ediTransactions} label="Transaction list" sorted={order === 'asc' ? 'ascending' : 'descending'} />
             <nav class="pager" aria-label="Pages">
               {cursor ? (
-                <a class="button secondary" href={href('/transactions', filters)}>
+                <a class="button secondary" href={href('/transactions', kept)}>
                   First page
                 </a>
               ) : null}
               {r.pagination.hasMore && r.pagination.nextCursor ? (
-                <a class="button" href={href('/transactions', { ...filters, cursor: r.pagination.nextCursor })}>
-                  Older
+                <a class="button" href={href('/transactions', { ...kept, cursor: r.pagination.nextCursor })}>
+                  {order === 'asc' ? 'Newer' : 'Older'}
                 </a>
               ) : null}
             </nav>

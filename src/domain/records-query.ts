@@ -14,6 +14,13 @@ export interface Position {
   readonly id: string;
 }
 
+/**
+ * Order of the transaction list: `desc` (newest first) is the contract's one order and the
+ * default; `asc` (oldest first) is an extension (docs/api.md, "Extensions").
+ */
+export const LIST_ORDERS = ['desc', 'asc'] as const;
+export type ListOrder = (typeof LIST_ORDERS)[number];
+
 /** Filters of the transaction list (contract: GET /platform/edi_transactions). */
 export interface TransactionFilters {
   readonly direction?: Direction;
@@ -108,10 +115,11 @@ export interface LogListRow {
 /** Reads of the time-ordered projections. Every read is scoped to one organization. */
 export interface RecordLists {
   /**
-   * Newest first: at most `limit` rows strictly before `before` (or from the newest), and
-   * whether more rows follow.
+   * Newest first (`order` absent or `desc`): at most `limit` rows strictly before `from` (or
+   * from the newest), and whether more rows follow. Oldest first (`asc`, an extension): at most
+   * `limit` rows strictly after `from` (or from the oldest kept), and whether more follow.
    */
-  transactions(organizationId: string, filters: TransactionFilters, before: Position | null, limit: number): Promise<{ rows: TransactionListRow[]; more: boolean }>;
+  transactions(organizationId: string, filters: TransactionFilters, from: Position | null, limit: number, order?: ListOrder): Promise<{ rows: TransactionListRow[]; more: boolean }>;
   /** Newest first: at most `scan` rows strictly before `before`, light (position and status). */
   scanResults(organizationId: string, filters: ResultFilters, before: Position | null, scan: number): Promise<ResultScanRow[]>;
   /** Newest first, whole rows: at most `limit` results strictly before `before`, and whether more follow. */

@@ -22,6 +22,7 @@
 import type {
   FeedFilters,
   FeedListRow,
+  ListOrder,
   LogListRow,
   Position,
   RecordLists,
@@ -32,7 +33,7 @@ import type {
 } from '../../domain/records-query.ts';
 import type { AcknowledgmentStatus, LogLevel, Micros, ResultRecord, TransactionStatus } from '../../domain/records.ts';
 import { retentionCutoff } from '../../domain/retention.ts';
-import { clampMicros } from '../../domain/records.ts';
+import { LATEST_MICROS, clampMicros } from '../../domain/records.ts';
 import { qualify, type ClickHouseHandle } from './client.ts';
 import { FEED_WATERMARK } from './materialize.ts';
 import { classifyStoreFailure } from '../transient.ts';
@@ -287,7 +288,12 @@ export class ClickHouseRecordLists implements RecordLists {
     return out;
   }
 
-  async transactions(organizationId: string, f: TransactionFilters, before: Position | null, limit: number): Promise<{ rows: TransactionListRow[]; more: boolean }> {
+  /**
+   * Newest first (the contract's order) reads backward from `from`; oldest first (`asc`, an
+   * extension) reads forward from `from`, or from `since`, or from the retention's cut-off
+   * (the oldest a kept row can be), so its first page too is read in windows.
+   */
+  async transactions(organizationId: string, f: TransactionFilters, from: Position | null, limit: number, order: ListOrder = 'desc'): Promise<{ rows: TransactionListRow[]; more: boolean }> {
     const where = ['org_id = {org:String}'];
     const params: Params = { org: organizationId };
     if (f.direction) {
@@ -320,12 +326,17 @@ export class ClickHouseRecordLists implements RecordLists {
       where.push('acknowledgment_status = {ack:String}');
       params['ack'] = f.ackStatus;
     }
+    const dir = order === 'asc' ? 'ASC' : 'DESC';
     const select = (w: string, p: Params, need: number): Promise<TxRow[]> =>
       this.rows<TxRow>(
-        `SELECT id, trace_guid, direction, usage_indicator, partner_key, transaction_set_identifier, reference, sender_qualifier, sender_extid, receiver_qualifier, receiver_extid, interchange_control_number, group_control_number, transaction_set_control_number, status, toUnixTimestamp64Micro(delivered_at) AS delivered_us, warning_count, acknowledgment_status, resend_count, toUnixTimestamp64Micro(last_resent_at) AS last_resent_us, duplicate_of, toUnixTimestamp64Micro(created_at) AS created_us, toUnixTimestamp64Micro(updated_at) AS updated_us FROM ${this.table('transactions')} FINAL WHERE ${w} ORDER BY created_at DESC, id DESC LIMIT ${need}`,
+        `SELECT id, trace_guid, direction, usage_indicator, partner_key, transaction_set_identifier, reference, sender_qualifier, sender_extid, receiver_qualifier, receiver_extid, interchange_control_number, group_control_number, transaction_set_control_number, status, toUnixTimestamp64Micro(delivered_at) AS delivered_us, warning_count, acknowledgment_status, resend_count, toUnixTimestamp64Micro(last_resent_at) AS last_resent_us, duplicate_of, toUnixTimestamp64Micro(created_at) AS created_us, toUnixTimestamp64Micro(updated_at) AS updated_us FROM ${this.table('transactions')} FINAL WHERE ${w} ORDER BY created_at ${dir}, id ${dir} LIMIT ${need}`,
         p,
       );
-    const got = await this.backward('transactions', select, where, params, before, f.until ?? null, f.since ?? null, limit + 1, f.trace);
+    const got =
+      order === 'asc'
+        ? // `until` is exclusive and forward's bound inclusive: created_at is in whole microseconds
+          await this.forward('transactions-asc', select, where, params, from, f.since ?? retentionCutoff(this.now(), this.opts.retentionSeconds), f.until === undefined ? LATEST_MICROS : f.until - 1, limit + 1, f.trace)
+        : await this.backward('transactions', select, where, params, from, f.until ?? null, f.since ?? null, limit + 1, f.trace);
     return { rows: got.slice(0, limit).map(txOf), more: got.length > limit };
   }
 

@@ -45,7 +45,7 @@ const without = (args: Query, ...names: string[]): Query => Object.fromEntries(O
 export const TOOLS: readonly Tool[] = [
   {
     name: 'list_transactions',
-    description: 'EDI transactions of the organization, newest first, with the filters of GET /platform/edi_transactions. Returns {ediTransactions, pagination}; pass pagination.nextCursor as cursor for the next page.',
+    description: 'EDI transactions of the organization, newest first (oldest first with order=asc), with the filters of GET /platform/edi_transactions. Returns {ediTransactions, pagination}; pass pagination.nextCursor as cursor for the next page.',
     inputSchema: obj({
       direction: s('inbound or outbound', { enum: ['inbound', 'outbound'] }),
       incoming: { type: 'boolean', description: 'true = inbound' },
@@ -61,6 +61,7 @@ export const TOOLS: readonly Tool[] = [
       limit: LIMIT,
       cursor: CURSOR,
       compact: { type: 'boolean', description: 'true: twelve fields per row' },
+      order: s('desc (newest first, the default) or asc (oldest first; an extension beyond the contract); a cursor pages on only in its own order', { enum: ['desc', 'asc'] }),
     }),
     run: (r, c, a) => r.listTransactions(c, a),
   },

@@ -33,6 +33,8 @@ export interface ParamDef<N extends string = string, T = unknown, A extends bool
   readonly schema: Json;
   /** The contract's error for a value (as sent) that the schema refuses. */
   readonly refuse: (value: string) => TdxError;
+  /** Set on a parameter beyond the contract: rendered as `x-tdx-extension` with this text (docs/api.md, "Extensions"). */
+  readonly extension?: string;
   /** Phantom: the parsed value's type. */
   readonly __type?: T;
   /** Phantom: whether the parsed value is always there. */
@@ -121,6 +123,10 @@ export const param = {
   path<N extends string>(name: N, description: string, schema: Json = { type: 'string' }): ParamDef<N, string, true, 'path'> {
     return { name, in: 'path', required: true, description, schema, refuse: (v) => errors.notFound(name, `Nothing found for "${v}".`) };
   },
+  /** Marks a query parameter as an extension beyond the contract (`x-tdx-extension` in the document). */
+  extension<N extends string, T, A extends boolean>(p: QueryParam<N, T, A>, text: string): QueryParam<N, T, A> {
+    return { ...p, extension: text };
+  },
   /** Makes a query parameter required; absent, it answers 400 `missing_parameter`. */
   required<N extends string, T>(p: QueryParam<N, T, false>, refuse: (value: string) => TdxError = p.refuse): QueryParam<N, T, true> {
     return { name: p.name, in: 'query', required: true, description: p.description, schema: p.schema, refuse };
@@ -208,7 +214,7 @@ export function defineOperation<const P extends readonly ParamDef[]>(def: Operat
         ...(def.description === undefined ? {} : { description: def.description }),
         tags: [...def.tags],
         ...(def.parameters.length > 0 || (def.headers ?? []).length > 0
-          ? { parameters: [...def.parameters.map((p) => ({ name: p.name, in: p.in, required: p.required, description: p.description, schema: p.schema })), ...(def.headers ?? [])] }
+          ? { parameters: [...def.parameters.map((p) => ({ name: p.name, in: p.in, required: p.required, description: p.description, schema: p.schema, ...(p.extension === undefined ? {} : { 'x-tdx-extension': p.extension }) })), ...(def.headers ?? [])] }
           : {}),
         ...(def.extension === undefined ? {} : { 'x-tdx-extension': def.extension }),
         ...(def.requestBody === undefined ? {} : { requestBody: def.requestBody }),

@@ -7,6 +7,7 @@
 import { DIRECTIONS } from '../../domain/configuration.ts';
 import { errors } from '../../errors.ts';
 import { RESULT_STATUSES, TRANSACTION_STATUSES } from '../../domain/records.ts';
+import { LIST_ORDERS } from '../../domain/records-query.ts';
 import { defineOperation, param, type Json } from './operation.ts';
 import { errorResponse, jsonResponse as jsonOk, rateLimitedResponse, ref } from './openapi.ts';
 
@@ -124,7 +125,7 @@ export const recordOperations = {
   listTransactions: defineOperation({
     method: 'get',
     path: '/platform/edi_transactions',
-    summary: 'List EDI transactions, newest first',
+    summary: 'List EDI transactions, newest first (oldest first with the order extension)',
     ...tag('transactions'),
     parameters: [
       param.oneOf('direction', 'inbound or outbound', DIRECTIONS),
@@ -139,6 +140,14 @@ export const recordOperations = {
       param.timestamp('since', 'createdAt at or after (RFC 3339 date-time, inclusive)'),
       param.timestamp('until', 'createdAt before (RFC 3339 date-time, exclusive): consecutive windows never count a row twice'),
       param.oneOf('compact', 'true: rows of exactly the twelve compact fields', BOOLEANS),
+      param.extension(
+        param.oneOf(
+          'order',
+          'desc: newest first (the contract\'s order, also when absent); asc: oldest first. A cursor pages on only in the order that returned it: one from the other order is refused with 400 invalid_parameter naming cursor (desc and absent are the same order)',
+          LIST_ORDERS,
+        ),
+        'Order of the list: not part of the contract, which lists newest first only; absent, the list is exactly the contract\'s.',
+      ),
       param.limit(),
       param.cursor(),
     ],

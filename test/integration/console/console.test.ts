@@ -191,36 +191,92 @@ describe('console', () => {
     await context.close();
   });
 
-  it('lists transactions in the order the API gives, with only the parameters it takes (no sort it does not offer)', async () => {
-    // the contract's lists take no sort or order parameter, and the served document says so
+  it('sorts the transactions both ways with the API\'s order extension, keeping filters, the address and the parameters the list takes', async () => {
+    // the order parameter is the transaction list's extension, marked so in the served document;
+    // the other lists keep their one order
     const doc = await p.api('/platform/openapi.json');
-    const paths = doc.body['paths'] as Record<string, Record<string, { parameters?: { name: string; in: string }[] }>>;
-    const queryOf = (list: string): string[] => (paths[list]!['get']!.parameters ?? []).filter((x) => x.in === 'query').map((x) => x.name);
-    for (const list of ['/platform/edi_transactions', '/platform/results', '/platform/feed_entries', '/platform/logs']) expect(queryOf(list).filter((n) => /sort|order/i.test(n)), list).toEqual([]);
-    const taken = new Set(queryOf('/platform/edi_transactions'));
-    expect(taken.has('partner')).toBe(true);
+    const paths = doc.body['paths'] as Record<string, Record<string, { parameters?: { name: string; in: string; schema?: { enum?: string[] }; 'x-tdx-extension'?: string }[] }>>;
+    const paramsOf = (list: string) => (paths[list]!['get']!.parameters ?? []).filter((x) => x.in === 'query');
+    const order = paramsOf('/platform/edi_transactions').find((x) => x.name === 'order');
+    expect(order?.schema?.enum).toEqual(['desc', 'asc']);
+    expect(typeof order?.['x-tdx-extension']).toBe('string');
+    for (const list of ['/platform/results', '/platform/feed_entries', '/platform/logs']) expect(paramsOf(list).filter((x) => /sort|order/i.test(x.name)), list).toEqual([]);
+    const taken = new Set(paramsOf('/platform/edi_transactions').map((x) => x.name));
 
     const { context, page } = await signedIn(p.keys.standard);
-    const sent: string[] = [];
+    const sent: URLSearchParams[] = [];
     page.on('request', (r) => {
       const u = new URL(r.url());
-      if (u.pathname === '/platform/edi_transactions') sent.push(...u.searchParams.keys());
+      if (u.pathname === '/platform/edi_transactions') sent.push(u.searchParams);
     });
-    await page.goto(`${p.url}/console#/transactions?partner=SHIP`);
+    // the Transactions page's own requests (the overview, loaded first, asks other page sizes)
+    const last = (): URLSearchParams | undefined => sent.filter((q) => q.get('limit') === '50').at(-1);
     const list = page.getByRole('region', { name: 'Transaction list' });
+    const created = page.getByRole('columnheader', { name: 'Created' });
+    const newest = page.getByRole('button', { name: 'Newest first' });
+    const oldest = page.getByRole('button', { name: 'Oldest first' });
+    /** The ids of the rows shown, once `n` rows are there. */
+    const shown = async (n: number): Promise<string[]> => {
+      await eventually(async () => ((await list.locator('tbody tr').count()) === n ? true : undefined), 15_000, `${n} transaction rows`);
+      return Promise.all((await list.locator('tbody tr td:first-child a').all()).map(async (a) => ((await a.getAttribute('href')) ?? '').replace('#/transactions/', '')));
+    };
+    /** Waits until the rows shown are `want`, in that order. */
+    const rowsAre = async (want: string[]): Promise<void> => {
+      await eventually(async () => (JSON.stringify(await shown(want.length)) === JSON.stringify(want) ? true : undefined), 15_000, `rows ${want.join(', ')}`);
+    };
+    const times = async (): Promise<number[]> => Promise.all((await list.locator('tbody time').all()).map(async (t) => Date.parse((await t.getAttribute('datetime')) ?? '')));
+
+    // the default: newest first, and the request is the contract's (no order parameter)
+    await page.goto(`${p.url}/console#/transactions?partner=SHIP`);
     // the two orders, the 997 and the invoice of SHIP
-    await eventually(async () => ((await list.getByRole('row').count()) >= 5 ? true : undefined), 15_000, 'four transaction rows');
-    await page.getByText('Newest first (the one order the API lists transactions in)').waitFor();
-    const created = await Promise.all((await list.locator('tbody time').all()).map(async (t) => (await t.getAttribute('datetime')) ?? ''));
-    expect(created.length).toBeGreaterThanOrEqual(4);
-    expect(new Set(created).size, 'rows of different times').toBeGreaterThan(1);
-    expect(created, 'newest first').toEqual([...created].sort((a, b) => Date.parse(b) - Date.parse(a)));
-    // no control offers an order the API cannot give
-    expect(await page.locator('[aria-sort], select[name*="sort" i], select[name*="order" i], input[name*="sort" i], input[name*="order" i]').count()).toBe(0);
-    expect(await page.getByRole('button', { name: /sort|ascending|descending|oldest/i }).count()).toBe(0);
-    // and every parameter the page sent is one the list takes
-    expect(sent).toContain('partner');
-    for (const name of sent) expect(taken, `parameter ${name}`).toContain(name);
+    const desc = await shown(4);
+    expect(new Set(desc)).toEqual(new Set([inbound.id, flagged.id, ack.id, invoice.id]));
+    const descTimes = await times();
+    expect(new Set(descTimes).size, 'rows of different times').toBeGreaterThan(1);
+    expect(descTimes, 'newest first').toEqual([...descTimes].sort((a, b) => b - a));
+    expect(await newest.getAttribute('aria-pressed')).toBe('true');
+    expect(await oldest.getAttribute('aria-pressed')).toBe('false');
+    expect(await created.getAttribute('aria-sort')).toBe('descending');
+    expect(last()?.get('partner')).toBe('SHIP');
+    expect(last()?.has('order')).toBe(false);
+
+    // oldest first: the whole list reversed (ties of createdAt included, the API orders by id
+    // both ways), the order in the address, the filter kept, order=asc sent
+    await oldest.click();
+    await page.getByText('Oldest first over the whole list').waitFor();
+    expect(page.url()).toContain('order=asc');
+    expect(page.url()).toContain('partner=SHIP');
+    await rowsAre([...desc].reverse());
+    const ascTimes = await times();
+    expect(ascTimes, 'oldest first').toEqual([...ascTimes].sort((a, b) => a - b));
+    expect(await oldest.getAttribute('aria-pressed')).toBe('true');
+    expect(await created.getAttribute('aria-sort')).toBe('ascending');
+    expect(last()?.get('order')).toBe('asc');
+    expect(last()?.get('partner')).toBe('SHIP');
+    expect(await violations(page)).toEqual([]);
+
+    // a filter searched from the oldest-first list keeps the order; so does a reload of the address
+    await page.getByLabel('Direction').selectOption('inbound');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await eventually(() => (page.url().includes('direction=inbound') ? true : undefined), 15_000, 'the filter in the address');
+    expect(page.url()).toContain('order=asc');
+    const inboundAsc = await shown(2);
+    expect(inboundAsc).toEqual(desc.filter((x) => x === inbound.id || x === flagged.id).reverse());
+    expect(inboundAsc.length).toBe(2);
+    await page.reload();
+    await rowsAre(inboundAsc);
+    expect(await oldest.getAttribute('aria-pressed')).toBe('true');
+
+    // and back: newest first leaves the parameter out again
+    await newest.click();
+    await eventually(() => (page.url().includes('order=') ? undefined : true), 15_000, 'the order out of the address');
+    expect(page.url()).toContain('direction=inbound');
+    await rowsAre([...inboundAsc].reverse());
+    expect(await created.getAttribute('aria-sort')).toBe('descending');
+    expect(last()?.has('order')).toBe(false);
+
+    // every parameter the page sent is one the list takes
+    for (const q of sent) for (const name of q.keys()) expect(taken, `parameter ${name}`).toContain(name);
     await context.close();
   });
 

@@ -75,6 +75,11 @@ describe('MCP over streamable HTTP', () => {
       expect(list.error).toBe(false);
       expect(list.json).toEqual(await api('/platform/edi_transactions?partner=globex&direction=inbound&limit=10'));
       expect(list.json.ediTransactions).toHaveLength(2);
+      // the order extension, oldest first
+      const oldest = await call(c, 'list_transactions', { partner: 'globex', direction: 'inbound', limit: 10, order: 'asc' });
+      expect(oldest.json).toEqual(await api('/platform/edi_transactions?partner=globex&direction=inbound&limit=10&order=asc'));
+      const rowIds = (body: any): string[] => (body.ediTransactions as { id: string }[]).map((t) => t.id);
+      expect(rowIds(oldest.json)).toEqual(rowIds(list.json).reverse());
       const txId = list.json.ediTransactions[0].id as string;
       expect((await call(c, 'get_transaction', { id: txId })).json).toEqual(await api(`/platform/edi_transactions/${txId}`));
       expect((await call(c, 'list_results', { trace: T['small'], compact: true })).json).toEqual(await api(`/platform/results?trace=${T['small']}&compact=true`));

@@ -3,7 +3,8 @@
  * The records API on the real stack, over documents that went through the pipeline (submitted
  * through the partner endpoint, split, mapped, validated, delivered to the feed or failed):
  * transactions, results, payloads, artifacts, the feed, logs and traces; every filter, both
- * orders, paging with limit=3 through everything, the 400/401/403/404 answers, the key-kind
+ * orders (the transaction list's newest first, oldest first with its order extension, the feed's
+ * oldest first), paging with limit=3 through everything, the 400/401/403/404 answers, the key-kind
  * matrix, organization isolation on every id-taking path, the visibility lags, the shared rate
  * limit, and every response checked against the OpenAPI document.
  *
@@ -40,6 +41,7 @@ const get = (path: string, key: string): Promise<Res> => p.api(path, { headers: 
 const ids = (rows: { id: string }[]): string[] => rows.map((r) => r.id);
 const sorted = (xs: string[]): string[] => [...xs].sort();
 const byNewest = <X extends { createdAt: number; id: string }>(a: X, b: X): number => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1);
+const byOldest = <X extends { createdAt: number; id: string }>(a: X, b: X): number => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1);
 const tx = (reference: string): StoredTransaction => txs.find((t) => t.reference === reference)!;
 const iso = (us: number): string => new Date(Math.floor(us / 1000)).toISOString().replace('Z', `${String(us % 1000).padStart(3, '0')}Z`);
 
@@ -237,6 +239,70 @@ describe('GET /platform/edi_transactions', () => {
     expect(ids(all.items)).toEqual(ids(txs.filter((t) => t.direction === 'inbound').sort(byNewest)));
   });
 
+  it('lists oldest first with order=asc (extension), paging 3 at a time, each row equal to the stored record', async () => {
+    const key = await p.newKey('standard');
+    const all = await pages('/platform/edi_transactions?order=asc', 'ediTransactions', key);
+    expect(ids(all.items)).toEqual(ids([...txs].sort(byOldest)));
+    expect(all.sizes).toEqual([3, 3, 3, 2]);
+    expect(all.more).toEqual([true, true, true, false]);
+    for (const row of all.items) expect(row).toEqual(transactionRowView(txs.find((t) => t.id === row.id)!));
+    // compact rows too
+    const compact = (await get('/platform/edi_transactions?order=asc&compact=true&limit=100', key)).body.ediTransactions;
+    expect(ids(compact)).toEqual(ids(all.items));
+  });
+
+  it('applies every filter and time window oldest first, paging through each without gap or repeat', async () => {
+    const key = await p.newKey('standard');
+    const byTime = [...txs].sort(byOldest);
+    const pivot = byTime[5]!.createdAt;
+    const cases: [string, (t: StoredTransaction) => boolean][] = [
+      ['direction=inbound', (t) => t.direction === 'inbound'],
+      ['partner=Acme', (t) => t.partnerKey === 'ACME'],
+      ['reference=PO-10', (t) => t.reference?.startsWith('PO-10') === true],
+      [`trace=${T['a']}`, (t) => t.traceGuid === T['a']],
+      ['status=delivered', (t) => statusOf(t) === 'delivered'],
+      ['ack_status=acknowledged', (t) => t.acknowledgmentStatus === 'accepted' || t.acknowledgmentStatus === 'rejected'],
+      [`since=${iso(pivot)}`, (t) => t.createdAt >= pivot],
+      [`until=${iso(pivot)}`, (t) => t.createdAt < pivot],
+      [`since=${iso(byTime[2]!.createdAt)}&until=${iso(byTime[8]!.createdAt)}`, (t) => t.createdAt >= byTime[2]!.createdAt && t.createdAt < byTime[8]!.createdAt],
+      [`since=${iso(pivot)}&until=${iso(pivot)}`, () => false],
+      ['partner=nobody', () => false],
+    ];
+    for (const [query, pred] of cases) {
+      const want = txs.filter(pred);
+      const asc = await pages(`/platform/edi_transactions?order=asc&${query}`, 'ediTransactions', key, 2);
+      expect(ids(asc.items), query).toEqual(ids([...want].sort(byOldest)));
+      const desc = await pages(`/platform/edi_transactions?order=desc&${query}`, 'ediTransactions', key, 2);
+      expect(ids(desc.items), query).toEqual(ids([...want].sort(byNewest)));
+    }
+    // consecutive windows oldest first never count the boundary row twice, and miss none
+    const below = await pages(`/platform/edi_transactions?order=asc&until=${iso(pivot)}`, 'ediTransactions', key);
+    const above = await pages(`/platform/edi_transactions?order=asc&since=${iso(pivot)}`, 'ediTransactions', key);
+    expect([...ids(below.items), ...ids(above.items)]).toEqual(ids(byTime));
+  });
+
+  it('answers exactly as the contract without order and with order=desc, and takes a cursor only in the order that returned it', async () => {
+    const key = await p.newKey('standard');
+    const plain = await get('/platform/edi_transactions?limit=3', key);
+    const desc = await get('/platform/edi_transactions?limit=3&order=desc', key);
+    const asc = await get('/platform/edi_transactions?limit=3&order=asc', key);
+    // the same bytes, the same cursor: desc is the contract's order
+    expect(desc.text).toBe(plain.text);
+    expect(ids(plain.body.ediTransactions)).toEqual(ids([...txs].sort(byNewest).slice(0, 3)));
+    const plainCursor = encodeURIComponent(plain.body.pagination.nextCursor as string);
+    const ascCursor = encodeURIComponent(asc.body.pagination.nextCursor as string);
+    const second = await get(`/platform/edi_transactions?limit=3&cursor=${plainCursor}`, key);
+    expect((await get(`/platform/edi_transactions?limit=3&order=desc&cursor=${plainCursor}`, key)).text).toBe(second.text);
+    expect(ids(second.body.ediTransactions)).toEqual(ids([...txs].sort(byNewest).slice(3, 6)));
+    expect(ids((await get(`/platform/edi_transactions?limit=3&order=asc&cursor=${ascCursor}`, key)).body.ediTransactions)).toEqual(ids([...txs].sort(byOldest).slice(3, 6)));
+    for (const query of [`order=asc&cursor=${plainCursor}`, `cursor=${ascCursor}`, `order=desc&cursor=${ascCursor}`, `order=asc&direction=inbound&cursor=${ascCursor}`]) {
+      const r = await get(`/platform/edi_transactions?limit=3&${query}`, key);
+      expect(r.status, query).toBe(400);
+      expect(r.body.error.code, query).toBe('invalid_parameter');
+      expect(r.body.error.message, query).toContain('"cursor"');
+    }
+  });
+
   it('gives exactly the twelve compact fields with compact=true', async () => {
     const key = await p.newKey('standard');
     const full = (await get('/platform/edi_transactions?limit=100', key)).body.ediTransactions;
@@ -271,6 +337,10 @@ describe('GET /platform/edi_transactions', () => {
       ['cursor=nonsense', 'cursor'],
       [`cursor=${encodeURIComponent(other)}`, 'cursor'],
       ['partnr=GLOBEX', 'partnr'],
+      ['order=ASC', 'order'],
+      ['order=newest', 'order'],
+      ['order=', 'order'],
+      ['order=asc&order=desc', 'order'],
     ];
     for (const [query, name] of bad) {
       const r = await get(`/platform/edi_transactions?${query}`, key);

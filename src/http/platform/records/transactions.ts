@@ -1,6 +1,7 @@
 /**
- * The EDI transactions of the records API: GET /platform/edi_transactions (newest first) and
- * GET /platform/edi_transactions/:id with its results and the trace's failures.
+ * The EDI transactions of the records API: GET /platform/edi_transactions (newest first; oldest
+ * first with the `order` extension) and GET /platform/edi_transactions/:id with its results and
+ * the trace's failures.
  */
 import { isWellFormedId } from '../../../domain/ids.ts';
 import type { TransactionFilters } from '../../../domain/records-query.ts';
@@ -11,11 +12,17 @@ import type { CursorScope } from '../../middleware/cursor.ts';
 import { recordOperations as ops } from '../records-operations.ts';
 import { filtersText, micros, posKey, type Caller, type Query, type RecordsContext } from './common.ts';
 
-/** GET /platform/edi_transactions: newest first. */
+/**
+ * GET /platform/edi_transactions: newest first, or oldest first with `order=asc` (an extension,
+ * docs/api.md "Extensions"). Absent or `desc`, the answer is the contract's, cursors included:
+ * only `asc` enters a cursor's scope, so a cursor pages on in the order that returned it and
+ * one of the other order is refused as a cursor of other filters.
+ */
 export async function listTransactions(rc: RecordsContext, caller: Caller, query: Query): Promise<Record<string, unknown>> {
   rc.access(caller, 'transactions');
   const q = ops.listTransactions.parseQuery(query);
   const { direction, incoming, compact, limit, cursor } = q;
+  const order = q.order ?? 'desc';
   if (direction !== undefined && incoming !== undefined && (direction === 'inbound') !== (incoming === 'true')) {
     throw errors.invalidParameter('incoming', `Query parameters "direction" (${direction}) and "incoming" (${incoming}) disagree: incoming=true is direction=inbound.`);
   }
@@ -31,12 +38,12 @@ export async function listTransactions(rc: RecordsContext, caller: Caller, query
     since: micros(q.since),
     until: micros(q.until),
   };
-  const scope: CursorScope = { endpoint: 'edi_transactions', organizationId: caller.organizationId, filters: filtersText({ ...filters, partner: filters.partner?.toLowerCase() }) };
-  const before = rc.decode(scope, cursor);
+  const scope: CursorScope = { endpoint: 'edi_transactions', organizationId: caller.organizationId, filters: filtersText({ ...filters, partner: filters.partner?.toLowerCase(), order: order === 'asc' ? order : undefined }) };
+  const from = rc.decode(scope, cursor);
   if (filters.since !== undefined && filters.until !== undefined && filters.until <= filters.since) {
     return { ediTransactions: [], pagination: { hasMore: false, nextCursor: null } };
   }
-  const page = await rc.deps.lists.transactions(caller.organizationId, filters, before, limit);
+  const page = await rc.deps.lists.transactions(caller.organizationId, filters, from, limit, order);
   const last = page.rows[page.rows.length - 1];
   const now = rc.now();
   return {

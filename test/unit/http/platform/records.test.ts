@@ -9,12 +9,13 @@ import { TdxError, isTdxError } from '../../../../src/errors.ts';
 import { CursorCodec } from '../../../../src/http/middleware/cursor.ts';
 import { RecordsReader, type Caller, type RecordsDeps } from '../../../../src/http/platform/records.ts';
 import { contentDisposition, jsonStringChunks, payloadBody } from '../../../../src/http/platform/records-routes.ts';
+import { recordOperations } from '../../../../src/http/platform/records-operations.ts';
 import { createPlatformRouter } from '../../../../src/http/platform/router.ts';
 import { openApiDocument } from '../../../../src/http/platform/openapi.ts';
 import { createLogger } from '../../../../src/logger.ts';
 import { x12ImplementationEngine } from '../../../../src/domain/x12-implementation-engine.ts';
 import { EARLIEST_MICROS, LATEST_MICROS, type ArtifactRecord, type ResultRecord } from '../../../../src/domain/records.ts';
-import type { FeedFilters, Position, RecordLists, ResultScanRow } from '../../../../src/domain/records-query.ts';
+import type { FeedFilters, ListOrder, Position, RecordLists, ResultScanRow, TransactionListRow } from '../../../../src/domain/records-query.ts';
 import { FakeConfig, FakeOrgs, FakeRateLimits } from './fakes.ts';
 
 const ORG = 'org-1';
@@ -64,11 +65,23 @@ function result(n: number, over: Partial<ResultRecord> = {}): ResultRecord {
 }
 
 /** The fakes of a reader: results and artifacts by id, a scan of the results list, a feed. */
-function harness(opts: { results?: ResultRecord[]; artifacts?: Record<string, { record: ArtifactRecord; bytes: string | null }>; scan?: ResultScanRow[]; watermark?: number; now?: number } = {}) {
-  const calls: { feed: { bound: number; after: Position | null; since: number | null; filters: FeedFilters }[]; scan: { before: Position | null; scan: number }[] } = { feed: [], scan: [] };
+function harness(opts: { results?: ResultRecord[]; artifacts?: Record<string, { record: ArtifactRecord; bytes: string | null }>; scan?: ResultScanRow[]; txs?: TransactionListRow[]; watermark?: number; now?: number } = {}) {
+  const calls: {
+    feed: { bound: number; after: Position | null; since: number | null; filters: FeedFilters }[];
+    scan: { before: Position | null; scan: number }[];
+    tx: { from: Position | null; order: ListOrder | undefined }[];
+  } = { feed: [], scan: [], tx: [] };
   const results = new Map((opts.results ?? []).map((r) => [r.id, r]));
   const lists: RecordLists = {
-    transactions: async () => ({ rows: [], more: false }),
+    // the rows of `txs` in the order asked, strictly past `from` in that order
+    transactions: async (_org, _f, from, limit, order) => {
+      calls.tx.push({ from, order });
+      const asc = [...(opts.txs ?? [])].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+      const all = order === 'asc' ? asc : asc.reverse();
+      const start = from ? all.findIndex((r) => r.id === from.id) + 1 : 0;
+      const rows = all.slice(start, start + limit);
+      return { rows, more: start + limit < all.length };
+    },
     scanResults: async (_org, _f, before, scan) => {
       calls.scan.push({ before, scan });
       const all = opts.scan ?? [];
@@ -250,6 +263,98 @@ describe('transaction list parameters', () => {
       expect([e.code, e.details['parameter']]).toEqual(['invalid_parameter', name]);
     }
     expect(await reader.listTransactions(me, { direction: 'inbound', incoming: 'true' })).toEqual({ ediTransactions: [], pagination: { hasMore: false, nextCursor: null } });
+  });
+});
+
+describe('transaction list order (extension)', () => {
+  const row = (n: number): TransactionListRow => ({
+    id: id(n),
+    traceGuid: id(900),
+    direction: 'inbound',
+    usageIndicator: 'P',
+    partnerKey: 'ACME',
+    transactionSetIdentifier: '850',
+    reference: `PO-${n}`,
+    senderQualifier: 'ZZ',
+    senderExtid: 'ACME',
+    receiverQualifier: 'ZZ',
+    receiverExtid: 'US',
+    interchangeControlNumber: '1',
+    groupControlNumber: '1',
+    transactionSetControlNumber: '0001',
+    status: 'delivered',
+    deliveredAt: null,
+    warningCount: 0,
+    acknowledgmentStatus: null,
+    resendCount: 0,
+    lastResentAt: null,
+    duplicateOf: null,
+    createdAt: 1_000_000 * n,
+    updatedAt: 1_000_000 * n,
+  });
+  type Page = { ediTransactions: { id: string }[]; pagination: { hasMore: boolean; nextCursor: string | null } };
+  const walk = async (reader: RecordsReader, q: Record<string, string>): Promise<string[]> => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let i = 0; i < 10; i++) {
+      const page = (await reader.listTransactions(me, { ...q, limit: '2', ...(cursor ? { cursor } : {}) })) as unknown as Page;
+      seen.push(...page.ediTransactions.map((t) => t.id));
+      if (!page.pagination.hasMore) return seen;
+      cursor = page.pagination.nextCursor;
+    }
+    throw new Error('more than 10 pages');
+  };
+
+  it('reads newest first without the parameter and with order=desc, oldest first with order=asc, paging by cursor in each', async () => {
+    const txs = [3, 1, 5, 2, 4].map(row);
+    const { reader, calls } = harness({ txs });
+    const newest = [5, 4, 3, 2, 1].map(id);
+    expect(await walk(reader, {})).toEqual(newest);
+    expect(calls.tx.every((c) => c.order === 'desc')).toBe(true);
+    expect(await walk(reader, { order: 'desc' })).toEqual(newest);
+    calls.tx.length = 0;
+    expect(await walk(reader, { order: 'asc' })).toEqual([1, 2, 3, 4, 5].map(id));
+    expect(calls.tx.map((c) => [c.order, c.from?.id ?? null])).toEqual([
+      ['asc', null],
+      ['asc', id(2)],
+      ['asc', id(4)],
+    ]);
+  });
+
+  it('keeps the default cursors: desc and absent share them, and a cursor of the other order is refused naming cursor', async () => {
+    const { reader } = harness({ txs: [1, 2, 3, 4, 5].map(row) });
+    const next = async (q: Record<string, string>): Promise<string> => ((await reader.listTransactions(me, { ...q, limit: '2' })) as unknown as Page).pagination.nextCursor!;
+    const plain = await next({});
+    // the default's cursor is the one the contract's list always gave: desc reads it as its own
+    expect(await next({ order: 'desc' })).toBe(plain);
+    expect(((await reader.listTransactions(me, { order: 'desc', cursor: plain })) as unknown as Page).ediTransactions.map((t) => t.id)).toEqual([3, 2, 1].map(id));
+    const asc = await next({ order: 'asc' });
+    expect(asc).not.toBe(plain);
+    for (const [q, cursor] of [
+      [{ order: 'asc' }, plain],
+      [{}, asc],
+      [{ order: 'desc' }, asc],
+    ] as const) {
+      const e = await refusal(reader.listTransactions(me, { ...q, cursor }));
+      expect([e.code, e.details['parameter']]).toEqual(['invalid_parameter', 'cursor']);
+    }
+  });
+
+  it('refuses any other value naming order, and documents the parameter as an extension', async () => {
+    const { reader } = harness();
+    for (const v of ['ASC', 'newest', '', 'asc,desc']) {
+      const e = await refusal(reader.listTransactions(me, { order: v }));
+      expect([e.code, e.details['parameter']], v).toEqual(['invalid_parameter', 'order']);
+      expect(e.message, v).toContain('"order"');
+    }
+    expect((await refusal(reader.listTransactions(me, { order: ['asc', 'asc'] }))).details['parameter']).toBe('order');
+    const params = (recordOperations.listTransactions.openapi() as { parameters: Record<string, unknown>[] }).parameters;
+    const order = params.find((x) => x['name'] === 'order');
+    expect(order).toMatchObject({ in: 'query', required: false, schema: { type: 'string', enum: ['desc', 'asc'] } });
+    expect(typeof order?.['x-tdx-extension']).toBe('string');
+    // no schema default: absent, the list is the contract's; the contract's own parameters carry no mark
+    expect((order?.['schema'] as Record<string, unknown>)['default']).toBeUndefined();
+    expect(params.filter((x) => x['x-tdx-extension'] !== undefined).map((x) => x['name'])).toEqual(['order']);
   });
 });
 
