@@ -262,6 +262,12 @@ interface Stack {
   readonly stopService?: () => Promise<void>;
 }
 
+/** Every role process spawned: killed when the bench exits, also when it fails half-way (a role that did not start leaves the others running otherwise). */
+const spawned = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const c of spawned) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+
 /** Spawns `tdx <args>` with the isolated configuration; resolves with the child once `ready` says so from its stdout. */
 function spawnTdx(iso: Isolated, args: string[], what: string, ready: (stdout: string) => boolean, timeoutMs = 180_000): Promise<ChildProcess> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...iso.env, ...ENV, TDX_LOG_FORMAT: 'json', TDX_LOG_LEVEL: 'info' };
@@ -269,6 +275,8 @@ function spawnTdx(iso: Isolated, args: string[], what: string, ready: (stdout: s
   const profDir = process.env['BENCH_CPU_PROF_DIR'];
   const profile = profDir && args[0] === 'start' && (process.env['BENCH_CPU_PROF_ROLES'] ?? 'node:x12_split').split(';').includes(args[2] ?? '') ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
   const child = spawn(process.execPath, [...profile, 'bin/tdx.mjs', ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  spawned.add(child);
+  child.once('exit', () => spawned.delete(child));
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
   return new Promise<ChildProcess>((resolve, reject) => {
