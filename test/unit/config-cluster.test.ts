@@ -62,6 +62,19 @@ describe('cluster settings', () => {
   });
 });
 
+describe('a node that was down', () => {
+  it('is tried again within 5 s at most, however long it was down (not the driver default of up to 10 minutes)', async () => {
+    const client = createCassandraClient(loadConfig({}), createLogger({ ...loadConfig({}), logLevel: 'silent' }));
+    const policy = (client as unknown as { options: cassandra.ClientOptions }).options.policies!.reconnection!;
+    const schedule = policy.newSchedule();
+    const delays = Array.from({ length: 12 }, () => Number(schedule.next().value));
+    expect(delays[0]).toBeGreaterThanOrEqual(1000);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(5000);
+    expect(delays.slice(-3).every((d) => d >= 4000)).toBe(true);
+    await client.shutdown();
+  });
+});
+
 describe('a node whose connection pool is empty', () => {
   it("the driver's 'No connection available' is a passing store error (retried, 503), not an internal one", async () => {
     const { isRetriable } = await import('../../src/adapters/kafka/retriable.ts');

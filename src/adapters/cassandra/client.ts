@@ -84,6 +84,10 @@ export function createCassandraClient(config: Config, logger: Logger, opts: Cass
     // the first host of its plan and, unlike a query, fails at once ("No connection available")
     // instead of trying the next host when that host's pool is still empty.
     pooling: { warmup: c.contactPoints.length > 1 },
+    // A node that was down is tried again after 1, 2, 4 s and then every 5 s, rather than the
+    // driver's default doubling up to 10 minutes: after an outage of a minute the default's next
+    // attempt could come 15 s or more after the node was back, the service answering 503 meanwhile.
+    policies: { reconnection: new cassandra.policies.reconnection.ExponentialReconnectionPolicy(1_000, 5_000, false) },
     ...(opts.requestTracker ? { requestTracker: opts.requestTracker } : {}),
   });
   boundRequests(client, c.maxInFlight);

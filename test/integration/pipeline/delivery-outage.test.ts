@@ -141,8 +141,11 @@ async function firstFile(d: string, timeoutMs = 60_000): Promise<{ name: string;
   }
 }
 
-describe('a webhook receiver down for 8 seconds', () => {
-  it('gets every document submitted during the outage exactly once afterwards, each attempt on the schedule', async () => {
+// The first three cases wait on different things (a receiver's outage and the retry schedule,
+// an SFTP folder, the scheduler's tiers) and run at once; the last compares upload times, so it
+// runs on its own, after them.
+describe.concurrent('a webhook receiver down for 8 seconds', () => {
+  it('gets every document submitted during the outage exactly once afterwards, each attempt on the schedule', async ({ expect }) => {
     outageUntil = Date.now() + OUTAGE_MS;
     const traces: string[] = [];
     for (let i = 0; i < 6; i++) {
@@ -186,8 +189,8 @@ describe('a webhook receiver down for 8 seconds', () => {
   }, 180_000);
 });
 
-describe('an SFTP resend while the file is still in the partner folder', () => {
-  it('makes the file arrive again, byte for byte', async () => {
+describe.concurrent('an SFTP resend while the file is still in the partner folder', () => {
+  it('makes the file arrive again, byte for byte', async ({ expect }) => {
     const trace = await submit810('SHIP', 'RS1');
     const [t] = await p.settled(trace, 1);
     expect(statusOf(t!)).toBe('delivered');
@@ -230,37 +233,8 @@ describe('an SFTP resend while the file is still in the partner folder', () => {
   }, 120_000);
 });
 
-describe('a partner SFTP server that accepts and never answers', () => {
-  it('delays no other partner upload by more than a second', async () => {
-    // the time an upload takes on its own, from the submission to the file in the folder
-    const alone: number[] = [];
-    for (let i = 0; i < 2; i++) {
-      const started = Date.now();
-      await submit810('OTHER', `ALONE-${i}`);
-      const seen = await firstFile(dir('other-out'));
-      alone.push(seen.at - started);
-      await call<void>((cb) => session.sftp.unlink(dir(`other-out/${seen.name}`), cb));
-    }
-    const connectionsBefore = hung.length;
-    const hangTrace = await submit810('HANG', 'H1');
-    // the upload to HANG is in flight: its server holds the connection open
-    await eventually(() => (hung.length > connectionsBefore ? true : undefined), 30_000, 'the hanging server to be called');
-    const started = Date.now();
-    const otherTrace = await submit810('OTHER', 'BESIDE');
-    const seen = await firstFile(dir('other-out'));
-    const beside = seen.at - started;
-    console.log(`upload on its own: ${alone.join(', ')} ms; beside a hanging server: ${beside} ms`);
-    expect(beside).toBeLessThanOrEqual(Math.max(...alone) + 1_000);
-    const [other] = await p.settled(otherTrace, 1);
-    expect(statusOf(other!)).toBe('delivered');
-    // and the hanging one is still waiting for its answer, not failed or delivered
-    const hangTx: StoredTransaction[] = await p.transactions(hangTrace);
-    expect(hangTx.map((x) => statusOf(x))).toEqual(['processing']);
-  }, 120_000);
-});
-
-describe('the scheduler, a wait longer than its tier', () => {
-  it('hops from tier to tier and is forwarded when due, never holding back the shorter retry behind it', async () => {
+describe.concurrent('the scheduler, a wait longer than its tier', () => {
+  it('hops from tier to tier and is forwarded when due, never holding back the shorter retry behind it', async ({ expect }) => {
     const wire = await p.reader.wire();
     const producer = await p.reader.producer();
     const kafka = createKafka(p.iso.config, createLogger({ ...p.iso.config, logLevel: 'silent' }), '-it-hops');
@@ -296,4 +270,33 @@ describe('the scheduler, a wait longer than its tier', () => {
       await consumer.disconnect();
     }
   }, 60_000);
+});
+
+describe('a partner SFTP server that accepts and never answers', () => {
+  it('delays no other partner upload by more than a second', async ({ expect }) => {
+    // the time an upload takes on its own, from the submission to the file in the folder
+    const alone: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const started = Date.now();
+      await submit810('OTHER', `ALONE-${i}`);
+      const seen = await firstFile(dir('other-out'));
+      alone.push(seen.at - started);
+      await call<void>((cb) => session.sftp.unlink(dir(`other-out/${seen.name}`), cb));
+    }
+    const connectionsBefore = hung.length;
+    const hangTrace = await submit810('HANG', 'H1');
+    // the upload to HANG is in flight: its server holds the connection open
+    await eventually(() => (hung.length > connectionsBefore ? true : undefined), 30_000, 'the hanging server to be called');
+    const started = Date.now();
+    const otherTrace = await submit810('OTHER', 'BESIDE');
+    const seen = await firstFile(dir('other-out'));
+    const beside = seen.at - started;
+    console.log(`upload on its own: ${alone.join(', ')} ms; beside a hanging server: ${beside} ms`);
+    expect(beside).toBeLessThanOrEqual(Math.max(...alone) + 1_000);
+    const [other] = await p.settled(otherTrace, 1);
+    expect(statusOf(other!)).toBe('delivered');
+    // and the hanging one is still waiting for its answer, not failed or delivered
+    const hangTx: StoredTransaction[] = await p.transactions(hangTrace);
+    expect(hangTx.map((x) => statusOf(x))).toEqual(['processing']);
+  }, 120_000);
 });

@@ -41,6 +41,8 @@ let p: Pipeline;
 let receiver: Receiver;
 let doc: ConfigDocument;
 const children: ChildProcess[] = [];
+/** The URL of a second API process (startApi), started with the pipeline. */
+let secondApi: Promise<string>;
 
 /** An 810 in the implementation's JSON shape. */
 const invoice = (n: string, withNumber = true): Record<string, unknown> => ({
@@ -88,6 +90,9 @@ beforeAll(async () => {
   });
   doc = configDoc();
   p = await startPipeline(doc, { env: { TDX_REPLAY_RATE_LIMIT_PER_MINUTE: '10' } });
+  // the second API process of the rate limit's case starts while the other cases run
+  secondApi = startApi();
+  void secondApi.catch(() => undefined); // awaited (and its failure reported) by that case
 }, 240_000);
 
 afterAll(async () => {
@@ -269,7 +274,7 @@ describe('replay errors', () => {
   });
 
   it('allows 10 replays a minute per key across every API process, the 11th is 429', async () => {
-    const second = await startApi();
+    const second = await secondApi;
     const t = await submit810('SHIP', 'RATE');
     const { key } = await createApiKey(new CassandraOrganizationStore(await p.reader.cassandra()), p.org, 'standard', 'rate');
     // a window of its own: the budget is per aligned minute

@@ -128,7 +128,10 @@ export async function startPipeline(doc: ConfigDocument, opts: PipelineOptions =
 
 async function startWith(iso: Isolated, logger: Logger, doc: ConfigDocument, opts: PipelineOptions, watch: { phase(name: string): void }): Promise<Pipeline> {
   watch.phase('migrate');
-  await runMigrate(iso.config, logger, captureIo().io);
+  // the parts are independent (Kafka and the registry, Cassandra, ClickHouse): provisioned at
+  // once, the set-up waits for the longest (Cassandra's DDL) rather than for their sum
+  const io = captureIo().io;
+  await Promise.all([runMigrate(iso.config, logger, io, ['topics', 'schemas']), runMigrate(iso.config, logger, io, ['cassandra']), runMigrate(iso.config, logger, io, ['clickhouse'])]);
   watch.phase('configure the organization');
   const reader = new Resources(iso.config, logger);
   const client = await reader.cassandra();

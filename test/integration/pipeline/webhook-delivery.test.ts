@@ -78,8 +78,11 @@ const webhookResult = (results: ResultRecord[]): ResultRecord | undefined => res
 const deliveryResult = (trace: string): Promise<ResultRecord> => eventually(async () => webhookResult(await p.results(trace)), 30_000, 'the webhook result');
 const gaps = (calls: { at: number }[]): number[] => calls.slice(1).map((c, i) => c.at - calls[i]!.at);
 
-describe('webhook delivery', () => {
-  it('delivers the document signed, with the DESIGN §3 body, and records the success', async () => {
+// The cases run at once (each partner has its own path and traces, the receiver answers each
+// path on its own, and the webhook step runs up to 64 calls at once): the file takes about as
+// long as its longest case, the 500-forever ladder of 31 s, rather than the sum of them all.
+describe.concurrent('webhook delivery', () => {
+  it('delivers the document signed, with the DESIGN §3 body, and records the success', async ({ expect }) => {
     const trace = await submit('OK');
     const [tx] = await p.settled(trace, 1);
     expect(statusOf(tx!)).toBe('delivered');
@@ -113,7 +116,7 @@ describe('webhook delivery', () => {
     expect(JSON.stringify(results)).not.toContain(SECRET.slice(6));
   });
 
-  it('503, 503, 200: three calls under one webhook-id, about 1 and 2 s apart, each signed with its own timestamp', async () => {
+  it('503, 503, 200: three calls under one webhook-id, about 1 and 2 s apart, each signed with its own timestamp', async ({ expect }) => {
     const trace = await submit('FLAKY');
     const [tx] = await p.settled(trace, 1);
     expect(statusOf(tx!)).toBe('delivered');
@@ -137,7 +140,7 @@ describe('webhook delivery', () => {
     expect(logs.filter((l) => l.level === 'warn' && /attempt [12] of 6\): status 503/.test(l.message))).toHaveLength(2);
   });
 
-  it('400: one call, an error result without maxAttempts, status error, and a notification to the error webhook', async () => {
+  it('400: one call, an error result without maxAttempts, status error, and a notification to the error webhook', async ({ expect }) => {
     const trace = await submit('BAD');
     const [tx] = await p.settled(trace, 1);
     expect(statusOf(tx!)).toBe('error');
@@ -158,7 +161,7 @@ describe('webhook delivery', () => {
     expect(entry).toMatchObject({ status: 'error', direction: 'inbound' });
   });
 
-  it('500 forever: six calls in all, then attempts 6 and maxAttempts 6', async () => {
+  it('500 forever: six calls in all, then attempts 6 and maxAttempts 6', async ({ expect }) => {
     const trace = await submit('DOWN');
     const [tx] = await p.settled(trace, 1, 120_000);
     expect(statusOf(tx!)).toBe('error');
@@ -179,7 +182,7 @@ describe('webhook delivery', () => {
     expect(rx.callsTo(path('DOWN'))).toHaveLength(6);
   }, 180_000);
 
-  it('a reset connection and a 12 s stall are retried', async () => {
+  it('a reset connection and a 12 s stall are retried', async ({ expect }) => {
     const [resetTrace, stallTrace] = [await submit('RESET'), await submit('STALL')];
     const [r] = await p.settled(resetTrace, 1);
     expect(statusOf(r!)).toBe('delivered');
@@ -195,7 +198,7 @@ describe('webhook delivery', () => {
     expect((await logsOf(resetTrace)).some((l) => l.level === 'warn' && /connection reset/.test(l.message))).toBe(true);
   }, 90_000);
 
-  it('honours Retry-After: 3', async () => {
+  it('honours Retry-After: 3', async ({ expect }) => {
     const trace = await submit('LATER');
     await p.settled(trace, 1);
     const calls = rx.callsTo(path('LATER'));
@@ -206,7 +209,7 @@ describe('webhook delivery', () => {
     expect(d).toBeLessThan(4000);
   });
 
-  it('a receiver taking 5 s on one trace does not hold back another trace on the same partition', async () => {
+  it('a receiver taking 5 s on one trace does not hold back another trace on the same partition', async ({ expect }) => {
     const slowTrace = await submit('SLOW');
     const [slowCall] = await rx.waitFor(path('SLOW'), 1);
     const fastTrace = await submit('FAST');
