@@ -95,7 +95,7 @@ beforeAll(async () => {
       webhooks: (doc.webhooks ?? []).map((w) => ({ ...w, url: w.url.replace('http://127.0.0.1:9901', `http://127.0.0.1:${port}`) })),
     },
     // the demo's 5 and 10 minute frequencies, on a 200 ms minute
-    { env: { TDX_SFTP_POLL_TICK_MS: '200', TDX_SFTP_POLL_UNIT_MS: '200', TDX_SFTP_STABILITY_INTERVAL_MS: '300' } },
+    { env: { TDX_SFTP_POLL_TICK_MS: '200', TDX_SFTP_POLL_UNIT_MS: '200', TDX_SFTP_STABILITY_INTERVAL_MS: '300' }, sharedKeyspace: true },
   );
 }, 240_000);
 

@@ -171,6 +171,7 @@ beforeAll(async () => {
   };
   p = await startPipeline(doc, {
     env: { TDX_ACK_OVERDUE_CHECK_INTERVAL_MS: '1000', TDX_MAX_SUBMISSION_BYTES: '200000' },
+    sharedKeyspace: true,
     // x12_write on four partitions, so two replicas share its work (the uniqueness test)
     beforeStart: async (iso) => {
       const admin = createKafka(iso.config, createLogger({ ...iso.config, logLevel: 'silent' }), '-it-partitions').admin();

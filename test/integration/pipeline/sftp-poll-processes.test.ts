@@ -126,7 +126,7 @@ beforeAll(async () => {
   };
   // everything but the scheduler runs here; the schedulers are the child processes
   const roles = ['api', 'materializer', ...NODE_SERVICES.map((n) => `node:${n}`)].join(',');
-  p = await startPipeline(doc, { roles, env: POLL_ENV });
+  p = await startPipeline(doc, { roles, env: POLL_ENV, sharedKeyspace: true });
   polls = new CassandraSftpPollStore(await p.reader.cassandra());
 }, 240_000);
 
