@@ -14,11 +14,16 @@
  *
  * ClickHouse needs nothing here: without CLICKHOUSE_URL each test process embeds chDB (see
  * helpers/clickhouse.ts).
+ *
+ * It also names the run (TDX_TEST_RUN) for the workers: the Cassandra keyspace each worker shares
+ * between its files (helpers/isolated-config.ts, `sharedKeyspace`) is named after it, and the
+ * teardown drops those keyspaces.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stackEnv, uniqueId } from './helpers/env.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -168,8 +173,27 @@ async function startContainers(services: Service[]): Promise<{ env: Record<strin
   return { env, stop };
 }
 
+/** Drops the keyspaces the workers of run `run` shared, and forgets that they were migrated. */
+async function dropWorkerKeyspaces(run: string): Promise<void> {
+  const [{ default: cassandra }, { forgetWorkerKeyspaces, workerKeyspacePrefix }] = await Promise.all([import('cassandra-driver'), import('./helpers/isolated-config.ts')]);
+  const env = stackEnv();
+  const client = new cassandra.Client({ contactPoints: env.cassandraContactPoints, localDataCenter: env.cassandraLocalDataCenter, socketOptions: { connectTimeout: 10_000, readTimeout: 60_000 } });
+  try {
+    const rows = await client.execute('SELECT keyspace_name FROM system_schema.keyspaces');
+    const mine = rows.rows.map((r) => String(r.get('keyspace_name'))).filter((k) => k.startsWith(workerKeyspacePrefix(run)));
+    for (const ks of mine) await client.execute(`DROP KEYSPACE IF EXISTS ${ks}`);
+    forgetWorkerKeyspaces(mine);
+  } catch (err) {
+    process.stderr.write(`[global-setup] could not drop the workers' keyspaces: ${err instanceof Error ? err.message : String(err)}\n`);
+  } finally {
+    await client.shutdown();
+  }
+}
+
 /** vitest globalSetup: returns the teardown. */
 export default async function setup(): Promise<() => Promise<void>> {
+  const run = uniqueId('r');
+  process.env['TDX_TEST_RUN'] = run;
   const missing = (Object.keys(NAMED_BY) as Service[]).filter((s) => !isSet(NAMED_BY[s]));
   let teardown: Stop = () => Promise.resolve();
   if (missing.length > 0) {
@@ -185,5 +209,8 @@ export default async function setup(): Promise<() => Promise<void>> {
     const keep = (name: string) => missing.some((s) => (s === 'sftp' ? name.startsWith('SFTP_') : NAMED_BY[s] === name));
     for (const [k, v] of Object.entries(env)) if (keep(k)) process.env[k] = v;
   }
-  return teardown;
+  return async () => {
+    await dropWorkerKeyspaces(run);
+    await teardown();
+  };
 }

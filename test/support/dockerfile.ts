@@ -10,7 +10,8 @@
  * to WORKDIR (the Dockerfile says so). Anything else is refused rather than skipped.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { cp } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
 
 export interface Instruction {
@@ -121,6 +122,8 @@ export interface BuildOptions {
   readonly baseEnv: Record<string, string>;
   /** Called before each instruction runs, for progress output. */
   readonly onStep?: (stage: string, ins: Instruction) => void;
+  /** Build only this stage and the stages it needs (`docker build --target`); every stage by default. */
+  readonly target?: string;
 }
 
 /** Thrown when an instruction fails; says which, with the end of its output. */
@@ -145,18 +148,51 @@ function run(argv: string[], cwd: string, env: Record<string, string>): Promise<
   });
 }
 
-/** Builds every stage, in the file's order; returns them by name. */
+/**
+ * Builds every stage and returns them by name. A stage starts once the stages it starts from
+ * (FROM) and copies from (COPY --from) are built, so independent stages build side by side, as
+ * BuildKit builds them. When stages fail, the error is the first failed stage's (in the file's
+ * order), thrown once every stage has stopped.
+ */
 export async function buildDockerfile(file: ParsedDockerfile, o: BuildOptions): Promise<Map<string, BuiltStage>> {
   const ignored = dockerignore(o.context);
   const built = new Map<string, BuiltStage>();
   const nodeMajor = process.versions.node.split('.')[0]!;
-  for (const stage of file.stages) {
-    const from = stage.from.replace(/\$\{(\w+)\}|\$(\w+)/g, (_, a?: string, b?: string) => file.args.get((a ?? b)!) ?? '');
+  const fromOf = (stage: Stage): string => stage.from.replace(/\$\{(\w+)\}|\$(\w+)/g, (_, a?: string, b?: string) => file.args.get((a ?? b)!) ?? '');
+  const depsOf = (stage: Stage): string[] => [
+    fromOf(stage),
+    ...stage.instructions.filter((i) => i.keyword === 'COPY').flatMap((i) => [...i.args.matchAll(/(?:^|\s)--from=(\S+)/g)].map((m) => m[1]!)),
+  ];
+  // `docker build --target`: only the stages the target needs
+  const needed = new Set<string>();
+  const need = (name: string): void => {
+    const stage = file.stages.find((x) => x.name === name);
+    if (!stage || needed.has(name)) return;
+    needed.add(name);
+    for (const d of depsOf(stage)) need(d);
+  };
+  if (o.target !== undefined) {
+    if (!file.stages.some((x) => x.name === o.target)) throw new Error(`no stage ${o.target}`);
+    need(o.target);
+  }
+  const tasks = new Map<string, Promise<void>>();
+  const all = file.stages.flatMap((stage) => {
+    if (o.target !== undefined && !needed.has(stage.name)) return [];
+    const task = Promise.all(depsOf(stage).flatMap((name) => tasks.get(name) ?? [])).then(() => buildStage(stage));
+    tasks.set(stage.name, task);
+    return [task];
+  });
+  const failed = (await Promise.allSettled(all)).find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return built;
+
+  async function buildStage(stage: Stage): Promise<void> {
+    const from = fromOf(stage);
     const root = join(o.scratch, `${stage.index}-${stage.name}`);
     const parent = built.get(from);
     let s: { -readonly [K in keyof BuiltStage]: BuiltStage[K] };
     if (parent) {
-      cpSync(parent.root, root, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+      await cp(parent.root, root, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
       s = { ...parent, name: stage.name, root, env: { ...parent.env } };
     } else {
       const m = /^node:(\d+)(?:[.-]|$)/.exec(from);
@@ -205,7 +241,7 @@ export async function buildDockerfile(file: ParsedDockerfile, o: BuildOptions): 
             const isDir = statSync(from).isDirectory();
             const to = toDir && !isDir ? join(destPath, posix.basename(src)) : destPath;
             mkdirSync(isDir ? to : dirname(to), { recursive: true });
-            cpSync(from, to, {
+            await cp(from, to, {
               recursive: true,
               verbatimSymlinks: true,
               preserveTimestamps: true,
@@ -251,7 +287,6 @@ export async function buildDockerfile(file: ParsedDockerfile, o: BuildOptions): 
     }
     built.set(stage.name, s);
   }
-  return built;
 }
 
 /** The argv of a command of the image (ENTRYPOINT, HEALTHCHECK), with its absolute program path mapped into the stage. */

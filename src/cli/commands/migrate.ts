@@ -30,6 +30,8 @@ export interface MigrateSummary {
 }
 
 const PARTS = ['topics', 'schemas', 'cassandra', 'clickhouse'] as const;
+/** Schema subjects registered at once. */
+const SCHEMA_CONCURRENCY = 6;
 
 /** Runs the provisioning steps chosen in `only` (all by default). */
 export async function runMigrate(config: Config, logger: Logger, io: CliIo, only: readonly string[] = PARTS): Promise<MigrateSummary> {
@@ -62,9 +64,20 @@ export async function runMigrate(config: Config, logger: Logger, io: CliIo, only
   if (only.includes('schemas')) {
     const registry = createSchemaRegistry(config);
     const topics = [...TOPIC_CODECS.keys()].sort();
+    // subjects are independent: a few are registered at a time (each takes several round trips
+    // to the registry), and reported in topic order
+    const outcomes = new Map<string, Awaited<ReturnType<typeof registerSubject>>>();
+    const queue = [...topics];
+    await Promise.all(
+      Array.from({ length: Math.min(SCHEMA_CONCURRENCY, topics.length) }, async () => {
+        for (let topic = queue.shift(); topic !== undefined; topic = queue.shift()) {
+          outcomes.set(topic, await registerSubject(registry, config.schemaRegistry.url, valueSubject(prefix, topic), TOPIC_CODECS.get(topic)!.schema));
+        }
+      }),
+    );
     for (const topic of topics) {
       const codec = TOPIC_CODECS.get(topic)!;
-      const o = await registerSubject(registry, config.schemaRegistry.url, valueSubject(prefix, topic), codec.schema);
+      const o = outcomes.get(topic)!;
       if (o.registered) sum.schemasRegistered += 1;
       if (o.compatibilitySet) sum.compatibilitySet += 1;
       if (o.registered || o.compatibilitySet) {

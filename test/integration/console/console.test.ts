@@ -88,7 +88,7 @@ beforeAll(async () => {
   } finally {
     session.end();
   }
-  [p, browser] = await Promise.all([startPipeline(configDoc(), { env: { TDX_CONSOLE_DIR: consoleDir } }), chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-dev-shm-usage'] })]);
+  [p, browser] = await Promise.all([startPipeline(configDoc(), { env: { TDX_CONSOLE_DIR: consoleDir }, sharedKeyspace: true }), chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-dev-shm-usage'] })]);
   // a second order whose BEG05 is month 13: delivered with an invalid_date warning
   const badDate = { id: '850', control: '0002', segments: [{ id: 'BEG', elements: ['00', 'SA', `${po}-D`, '', '20261301'] }, ...po850(po).segments.slice(1)] };
   const r = await p.submitEdi('SHIP', interchange({ control: Math.floor(Math.random() * 1e8), groups: [{ sets: [po850(po), badDate] }] }));

@@ -69,9 +69,10 @@ beforeAll(async () => {
       last = now;
     };
   };
-  // the broken recipe builds alongside (as independent builds would), its failure awaited below
+  // the broken recipe's build stage (`--target build`) builds alongside (as independent builds
+  // would), its failure awaited below
   const fixture = parseDockerfile(readFileSync(join(root, 'test/fixtures/docker/Dockerfile.prepare-before-sources'), 'utf8'));
-  broken = buildDockerfile(fixture, { context: root, scratch: join(scratch, 'broken'), baseEnv, onStep: onStep('broken') }).then(
+  broken = buildDockerfile(fixture, { context: root, scratch: join(scratch, 'broken'), baseEnv, onStep: onStep('broken'), target: 'build' }).then(
     () => null,
     (err: unknown) => err,
   );

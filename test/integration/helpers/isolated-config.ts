@@ -5,8 +5,8 @@
  * folder), against the services named by the environment (defaults: the local stack).
  * `cleanup` drops what a test created.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config } from '../../../src/config.ts';
@@ -22,21 +22,70 @@ export interface Isolated {
   cleanup(): Promise<void>;
 }
 
+/** The test run, named by global-setup.ts (TDX_TEST_RUN) for every worker; unset outside a vitest run. */
+const RUN = process.env['TDX_TEST_RUN'];
+
 /**
  * The operator key of this test process's isolated configurations (docs/secrets.md): the
- * environment's `TDX_SECRETS_KEYS` when set, else one random key per test process.
+ * environment's `TDX_SECRETS_KEYS` when set, else one key per test run (derived from its name,
+ * so the files that share a worker's keyspace read each other's stored secrets), else one
+ * random key per test process.
  */
-const TEST_SECRET_KEYS = process.env['TDX_SECRETS_KEYS'] ?? `it1:${randomBytes(32).toString('base64')}`;
+const TEST_SECRET_KEYS =
+  process.env['TDX_SECRETS_KEYS'] ?? `it1:${RUN ? createHash('sha256').update(`tdx-test-run:${RUN}`).digest('base64') : randomBytes(32).toString('base64')}`;
 
-export function isolatedConfig(extra: Record<string, string> = {}): Isolated {
+export interface IsolationOptions {
+  /**
+   * Use the Cassandra keyspace of this test worker (see `workerKeyspace`) instead of a keyspace
+   * of its own: the files a worker runs one after another then migrate it once, not once each,
+   * and isolate themselves by organization (which the service guarantees). Not for tests that
+   * change what every organization sees (secrets rotation, whole-keyspace counts). Without a
+   * test run (TDX_TEST_RUN) the keyspace is the test's own, as without this option.
+   */
+  readonly sharedKeyspace?: boolean;
+}
+
+/** The keyspace shared by the files of this test worker (VITEST_POOL_ID) in this run; undefined outside a run. */
+export function workerKeyspace(): string | undefined {
+  return RUN ? `itw_${RUN}_${process.env['VITEST_POOL_ID'] ?? '0'}` : undefined;
+}
+
+/** Keyspaces of the run `run` shared by its workers (dropped by global-setup's teardown). */
+export const workerKeyspacePrefix = (run: string): string => `itw_${run}_`;
+
+/** The file that says a worker keyspace is migrated (in this run, by this code). */
+const migratedMarker = (keyspace: string): string => path.join(tmpdir(), `tdx-it-${keyspace}.migrated`);
+
+/**
+ * Applies the Cassandra migrations to `config`'s keyspace once per test worker when it is the
+ * worker's shared keyspace (the files of a worker run one after another, so no two migrate it at
+ * once); `migrate` runs them. Returns false for a keyspace of the test's own (nothing done).
+ */
+export async function migrateWorkerKeyspace(config: Config, migrate: () => Promise<unknown>): Promise<boolean> {
+  const ks = config.cassandra.keyspace;
+  if (ks !== workerKeyspace()) return false;
+  if (!existsSync(migratedMarker(ks))) {
+    await migrate();
+    writeFileSync(migratedMarker(ks), `${ks}\n`);
+  }
+  return true;
+}
+
+/** Removes the markers of the run's worker keyspaces (global-setup's teardown, after dropping them). */
+export function forgetWorkerKeyspaces(keyspaces: readonly string[]): void {
+  for (const ks of keyspaces) rmSync(migratedMarker(ks), { force: true });
+}
+
+export function isolatedConfig(extra: Record<string, string> = {}, opts: IsolationOptions = {}): Isolated {
   const id = uniqueId('i');
+  const shared = opts.sharedKeyspace ? workerKeyspace() : undefined;
   const dataDir = mkdtempSync(path.join(tmpdir(), `tdx-it-${id}-`));
   const env: Record<string, string> = {
     TDX_LOG_LEVEL: process.env['TDX_LOG_LEVEL'] ?? 'warn',
     TDX_TOPIC_PREFIX: `it${id}.`,
     TDX_GROUP_PREFIX: `it${id}.`,
     TDX_TOPIC_PARTITIONS: '1',
-    CASSANDRA_KEYSPACE: `it_${id}`,
+    CASSANDRA_KEYSPACE: shared ?? `it_${id}`,
     CLICKHOUSE_DATABASE: `it_${id}`,
     TDX_DATA_DIR: dataDir,
     CLICKHOUSE_CHDB_PATH: path.join(dataDir, 'chdb'),
@@ -64,13 +113,16 @@ export function isolatedConfig(extra: Record<string, string> = {}): Isolated {
       } finally {
         await admin.disconnect();
       }
-      const cql = createCassandraClient(config, logger, { useKeyspace: false });
-      try {
-        await cql.execute(`DROP KEYSPACE IF EXISTS ${config.cassandra.keyspace}`);
-      } catch {
-        /* best effort */
-      } finally {
-        await cql.shutdown();
+      // a worker's shared keyspace outlives the test (global-setup's teardown drops it)
+      if (config.cassandra.keyspace !== workerKeyspace()) {
+        const cql = createCassandraClient(config, logger, { useKeyspace: false });
+        try {
+          await cql.execute(`DROP KEYSPACE IF EXISTS ${config.cassandra.keyspace}`);
+        } catch {
+          /* best effort */
+        } finally {
+          await cql.shutdown();
+        }
       }
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -42,6 +42,33 @@ export function connectSftp(config: ConnectConfig = sftpConnectConfig()): Promis
   });
 }
 
+/**
+ * One SFTP session a test file reuses for its own looks at the server (an SSH handshake costs a
+ * connection's key exchange: far more than the look itself when a test polls a folder), opened
+ * on first use and again after an error. `close` ends it.
+ */
+export function reusableSftp(config?: ConnectConfig): { use<T>(fn: (sftp: SFTPWrapper) => Promise<T>): Promise<T>; close(): Promise<void> } {
+  let session: Promise<SftpSession> | undefined;
+  const end = (s: Promise<SftpSession>): Promise<void> => s.then((x) => x.end(), () => undefined);
+  return {
+    async use(fn) {
+      const current = (session ??= connectSftp(config));
+      try {
+        return await fn((await current).sftp);
+      } catch (err) {
+        if (session === current) session = undefined;
+        void end(current);
+        throw err;
+      }
+    },
+    async close() {
+      const s = session;
+      session = undefined;
+      if (s) await end(s);
+    },
+  };
+}
+
 const call = <T>(fn: (cb: (err: Error | null | undefined, v?: T) => void) => void): Promise<T> =>
   new Promise((ok, fail) => fn((err, v) => (err ? fail(err) : ok(v as T))));
 

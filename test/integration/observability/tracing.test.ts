@@ -98,7 +98,7 @@ describe('OpenTelemetry traces', () => {
   beforeAll(async () => {
     // every step through its stage topic (TDX_INLINE_STEPS=off), so the document crosses a
     // Kafka hop between each two steps
-    p = await startPipeline(doc(rx.url), { env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl, OTEL_SERVICE_NAME: 'tdx-trace-test', TDX_INLINE_STEPS: 'off' } });
+    p = await startPipeline(doc(rx.url), { env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl, OTEL_SERVICE_NAME: 'tdx-trace-test', TDX_INLINE_STEPS: 'off' }, sharedKeyspace: true });
   }, 240_000);
   afterAll(async () => {
     await p?.stop();
@@ -142,7 +142,7 @@ describe('OpenTelemetry traces', () => {
 describe('OpenTelemetry traces with in-house steps inline', () => {
   let p: Pipeline;
   beforeAll(async () => {
-    p = await startPipeline(doc(rx.url), { env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl, OTEL_SERVICE_NAME: 'tdx-trace-test', TDX_INLINE_STEPS: 'on' } });
+    p = await startPipeline(doc(rx.url), { env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl, OTEL_SERVICE_NAME: 'tdx-trace-test', TDX_INLINE_STEPS: 'on' }, sharedKeyspace: true });
   }, 240_000);
   afterAll(async () => {
     await p?.stop();

@@ -183,7 +183,7 @@ describe.skipIf(python === null)('AS2 through the pipeline, against pyas2lib', (
     doc.mappings = named(doc.mappings, demoDoc.mappings, () => true);
     doc.sources = named(doc.sources, demoDoc.sources, () => true);
     doc.partners!.push(gadgetPartner);
-    p = await startPipeline(doc, { env: { TDX_API_PORT: String(apiPort), TDX_AS2_MDN_CHECK_INTERVAL_MS: '500' } });
+    p = await startPipeline(doc, { env: { TDX_API_PORT: String(apiPort), TDX_AS2_MDN_CHECK_INTERVAL_MS: '500' }, sharedKeyspace: true });
     const list = await p.api('/platform/connections?limit=100');
     for (const c of list.body['connections'] as { id: string; name: string; as2Ready: boolean }[]) {
       connectionIds.set(c.name, c.id);

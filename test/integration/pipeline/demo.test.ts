@@ -16,7 +16,7 @@ import { readConfigFile } from '../../../src/admin/config-file.ts';
 import { x12ImplementationEngine } from '../../../src/domain/x12-implementation-engine.ts';
 import { statusOf } from '../../../src/domain/records.ts';
 import { eventually } from '../helpers/isolated-config.ts';
-import { connectSftp } from '../helpers/sftp.ts';
+import { reusableSftp, type SftpSession } from '../helpers/sftp.ts';
 import { uniqueId } from '../helpers/env.ts';
 import { interchange, po850, startPipeline, type Pipeline } from './support.ts';
 
@@ -27,14 +27,9 @@ let receiver: ChildProcessWithoutNullStreams;
 let printed = '';
 
 const call = <T>(fn: (cb: (err: Error | null | undefined, v?: T) => void) => void): Promise<T> => new Promise((ok, fail) => fn((err, v) => (err ? fail(err) : ok(v as T))));
-async function sftp<T>(fn: (s: Awaited<ReturnType<typeof connectSftp>>['sftp']) => Promise<T>): Promise<T> {
-  const session = await connectSftp();
-  try {
-    return await fn(session.sftp);
-  } finally {
-    session.end();
-  }
-}
+/** The test's own looks at the server, over one session. */
+const remote = reusableSftp();
+const sftp = <T>(fn: (s: SftpSession['sftp']) => Promise<T>): Promise<T> => remote.use(fn);
 const list = (d: string): Promise<string[]> => sftp(async (c) => (await call<{ filename: string }[]>((cb) => c.readdir(d, cb))).map((e) => e.filename).sort());
 async function drop(d: string, name: string, text: string): Promise<void> {
   await sftp(async (c) => {
@@ -95,14 +90,14 @@ beforeAll(async () => {
       webhooks: (doc.webhooks ?? []).map((w) => ({ ...w, url: w.url.replace('http://127.0.0.1:9901', `http://127.0.0.1:${port}`) })),
     },
     // the demo's 5 and 10 minute frequencies, on a 200 ms minute
-    { env: { TDX_SFTP_POLL_TICK_MS: '200', TDX_SFTP_POLL_UNIT_MS: '200', TDX_SFTP_STABILITY_INTERVAL_MS: '300' } },
+    { env: { TDX_SFTP_POLL_TICK_MS: '200', TDX_SFTP_POLL_UNIT_MS: '200', TDX_SFTP_STABILITY_INTERVAL_MS: '300' }, sharedKeyspace: true },
   );
 }, 240_000);
 
 afterAll(async () => {
   receiver?.kill('SIGINT');
   await p?.stop();
-  const rm = async (c: Awaited<ReturnType<typeof connectSftp>>['sftp'], d: string): Promise<void> => {
+  const rm = async (c: SftpSession['sftp'], d: string): Promise<void> => {
     const entries = await call<{ filename: string; attrs: { isDirectory(): boolean } }[]>((cb) => c.readdir(d, cb)).catch(() => []);
     for (const e of entries) {
       const full = posix.join(d, e.filename);
@@ -112,6 +107,7 @@ afterAll(async () => {
     await call<void>((cb) => c.rmdir(d, cb)).catch(() => undefined);
   };
   await sftp((c) => rm(c, base)).catch(() => undefined);
+  await remote.close();
 });
 
 /** The example the README has newcomers drop into ACME's outbox. */

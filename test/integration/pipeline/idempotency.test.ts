@@ -82,7 +82,7 @@ function startApi(): Promise<string> {
 }
 
 beforeAll(async () => {
-  p = await startPipeline(doc, { env: { TDX_RATE_LIMIT_PER_MINUTE: '100000' } });
+  p = await startPipeline(doc, { env: { TDX_RATE_LIMIT_PER_MINUTE: '100000' }, sharedKeyspace: true });
   second = (await startApi()).replace(/\/$/, '');
 }, 240_000);
 

@@ -25,7 +25,7 @@ import type { StageMessage } from '../../../src/wire/stage.v1.ts';
 import { readInterchanges, type SegmentToWrite } from '../../../src/x12/index.ts';
 import { translateAndValidate } from '../../../src/x12/impl/index.ts';
 import { eventually } from '../helpers/isolated-config.ts';
-import { connectSftp, sftpSettings } from '../helpers/sftp.ts';
+import { reusableSftp, sftpSettings, type SftpSession } from '../helpers/sftp.ts';
 import { uniqueId } from '../helpers/env.ts';
 import { interchange, po850, startPipeline, type Pipeline } from './support.ts';
 
@@ -37,14 +37,9 @@ const demoSource = demo.sources!.find((s) => s.name === 'erp-invoice')!;
 const implModel = implementationModel({ ...demoImpl, status: 'published', description: null });
 
 const call = <T>(fn: (cb: (err: Error | null | undefined, v?: T) => void) => void): Promise<T> => new Promise((ok, fail) => fn((err, v) => (err ? fail(err) : ok(v as T))));
-async function sftp<T>(fn: (s: Awaited<ReturnType<typeof connectSftp>>['sftp']) => Promise<T>): Promise<T> {
-  const session = await connectSftp();
-  try {
-    return await fn(session.sftp);
-  } finally {
-    session.end();
-  }
-}
+/** The test's own looks at the server, over one session. */
+const remote = reusableSftp();
+const sftp = <T>(fn: (s: SftpSession['sftp']) => Promise<T>): Promise<T> => remote.use(fn);
 const listDir = (dir: string): Promise<string[]> => sftp(async (c) => (await call<{ filename: string }[]>((cb) => c.readdir(dir, cb))).map((f) => f.filename).sort());
 const readRemote = (file: string): Promise<string> => sftp(async (c) => (await call<Buffer>((cb) => c.readFile(file, cb))).toString('utf8'));
 
@@ -171,6 +166,7 @@ beforeAll(async () => {
   };
   p = await startPipeline(doc, {
     env: { TDX_ACK_OVERDUE_CHECK_INTERVAL_MS: '1000', TDX_MAX_SUBMISSION_BYTES: '200000' },
+    sharedKeyspace: true,
     // x12_write on four partitions, so two replicas share its work (the uniqueness test)
     beforeStart: async (iso) => {
       const admin = createKafka(iso.config, createLogger({ ...iso.config, logLevel: 'silent' }), '-it-partitions').admin();
@@ -196,6 +192,7 @@ afterAll(async () => {
     }
     await call<void>((cb) => c.rmdir(base, cb)).catch(() => undefined);
   }).catch(() => undefined);
+  await remote.close();
 }, 60_000);
 
 /** Submits and waits until the trace's `count` outbound transactions are settled. */

@@ -18,7 +18,7 @@ import { NODE_SERVICES } from '../../../src/domain/node-services.ts';
 import type { ConfigDocument, PartnerDoc } from '../../../src/domain/configuration.ts';
 import { CassandraSftpPollStore } from '../../../src/adapters/cassandra/sftp-poll-store.ts';
 import { eventually } from '../helpers/isolated-config.ts';
-import { connectSftp, sftpSettings } from '../helpers/sftp.ts';
+import { reusableSftp, sftpSettings, type SftpSession } from '../helpers/sftp.ts';
 import { uniqueId } from '../helpers/env.ts';
 import { interchange, po850, startPipeline, type Pipeline } from './support.ts';
 
@@ -32,14 +32,9 @@ let polls: CassandraSftpPollStore;
 const children: ChildProcess[] = [];
 
 const call = <T>(fn: (cb: (err: Error | null | undefined, v?: T) => void) => void): Promise<T> => new Promise((ok, fail) => fn((err, v) => (err ? fail(err) : ok(v as T))));
-async function sftp<T>(fn: (s: Awaited<ReturnType<typeof connectSftp>>['sftp']) => Promise<T>): Promise<T> {
-  const session = await connectSftp();
-  try {
-    return await fn(session.sftp);
-  } finally {
-    session.end();
-  }
-}
+/** The test's own looks at the server, over one session. */
+const remote = reusableSftp();
+const sftp = <T>(fn: (s: SftpSession['sftp']) => Promise<T>): Promise<T> => remote.use(fn);
 const list = (d: string): Promise<string[]> => sftp(async (c) => (await call<{ filename: string }[]>((cb) => c.readdir(d, cb))).map((e) => e.filename).sort());
 async function drop(d: string, name: string, text: string): Promise<void> {
   await sftp(async (c) => {
@@ -126,7 +121,7 @@ beforeAll(async () => {
   };
   // everything but the scheduler runs here; the schedulers are the child processes
   const roles = ['api', 'materializer', ...NODE_SERVICES.map((n) => `node:${n}`)].join(',');
-  p = await startPipeline(doc, { roles, env: POLL_ENV });
+  p = await startPipeline(doc, { roles, env: POLL_ENV, sharedKeyspace: true });
   polls = new CassandraSftpPollStore(await p.reader.cassandra());
 }, 240_000);
 
@@ -140,6 +135,7 @@ afterAll(async () => {
     }
     await call<void>((cb) => c.rmdir(base, cb)).catch(() => undefined);
   }).catch(() => undefined);
+  await remote.close();
 });
 
 /** Inbound transactions per purchase order number, as the pipeline recorded them (ClickHouse projection). */

@@ -19,7 +19,7 @@ import { statusOf } from '../../../src/domain/records.ts';
 import { defaultParts, type ServiceParts } from '../../../src/service.ts';
 import { mappingNode } from '../../../src/nodes/mapping/node.ts';
 import { ItemsFailed, type NodeModule } from '../../../src/nodes/node.ts';
-import { captureIo, eventually, isolatedConfig, type Isolated } from '../helpers/isolated-config.ts';
+import { captureIo, eventually, isolatedConfig, migrateWorkerKeyspace, type Isolated } from '../helpers/isolated-config.ts';
 
 /** A response an `api` call received (for checks against the OpenAPI document). */
 export interface SeenResponse {
@@ -72,6 +72,12 @@ export interface PipelineOptions {
   readonly parts?: ServiceParts;
   /** Runs after the migrations, before the service starts (topic layout, extra records). */
   readonly beforeStart?: (iso: Isolated) => Promise<void>;
+  /**
+   * Store the records in the test worker's shared keyspace (migrated once per worker, see
+   * `isolatedConfig`) rather than a keyspace of the pipeline's own; topics, consumer groups,
+   * ClickHouse and the organization stay the pipeline's own.
+   */
+  readonly sharedKeyspace?: boolean;
 }
 
 /**
@@ -112,7 +118,10 @@ class RecentLines {
 }
 
 export async function startPipeline(doc: ConfigDocument, opts: PipelineOptions = {}): Promise<Pipeline> {
-  const iso = isolatedConfig({ TDX_API_PORT: '0', TDX_FEED_VISIBILITY_LAG_MS: '500', TDX_LOG_VISIBILITY_LAG_MS: '500', TDX_RETRY_DELAYS_SECONDS: RETRY_DELAYS_SECONDS, TDX_RETRY_JITTER_PERCENT: '0', ...(opts.env ?? {}) });
+  const iso = isolatedConfig(
+    { TDX_API_PORT: '0', TDX_FEED_VISIBILITY_LAG_MS: '500', TDX_LOG_VISIBILITY_LAG_MS: '500', TDX_RETRY_DELAYS_SECONDS: RETRY_DELAYS_SECONDS, TDX_RETRY_JITTER_PERCENT: '0', ...(opts.env ?? {}) },
+    { sharedKeyspace: opts.sharedKeyspace === true },
+  );
   // warnings and errors are kept (the last 200 lines) and printed if the start is slow, so a
   // set-up that never ends names the phase it is in and what the service said
   const recent = new RecentLines(200);
@@ -128,10 +137,14 @@ export async function startPipeline(doc: ConfigDocument, opts: PipelineOptions =
 
 async function startWith(iso: Isolated, logger: Logger, doc: ConfigDocument, opts: PipelineOptions, watch: { phase(name: string): void }): Promise<Pipeline> {
   watch.phase('migrate');
-  // the parts are independent (Kafka and the registry, Cassandra, ClickHouse): provisioned at
-  // once, the set-up waits for the longest (Cassandra's DDL) rather than for their sum
-  const io = captureIo().io;
-  await Promise.all([runMigrate(iso.config, logger, io, ['topics', 'schemas']), runMigrate(iso.config, logger, io, ['cassandra']), runMigrate(iso.config, logger, io, ['clickhouse'])]);
+  // the stores are independent: Kafka (topics, then their schemas), Cassandra (once per worker
+  // for a shared keyspace) and ClickHouse migrate side by side
+  const migrate = (parts: string[]) => runMigrate(iso.config, logger, captureIo().io, parts);
+  await Promise.all([
+    migrate(['topics', 'schemas']),
+    migrateWorkerKeyspace(iso.config, () => migrate(['cassandra'])).then((shared) => (shared ? undefined : migrate(['cassandra']))),
+    migrate(['clickhouse']),
+  ]);
   watch.phase('configure the organization');
   const reader = new Resources(iso.config, logger);
   const client = await reader.cassandra();
@@ -152,6 +165,8 @@ async function startWith(iso: Isolated, logger: Logger, doc: ConfigDocument, opt
   const stores = await reader.stores();
 
   const responses: SeenResponse[] = [];
+  /** Organizations `tenant` created. */
+  const tenants: string[] = [];
   const call = async (path: string, init: RequestInit, defaultKey: string) => {
     const res = await fetch(`${url}${path}`, { ...init, headers: { authorization: `Key ${defaultKey}`, ...(init.headers ?? {}) }, signal: AbortSignal.timeout(60_000) });
     const text = await res.text();
@@ -179,6 +194,7 @@ async function startWith(iso: Isolated, logger: Logger, doc: ConfigDocument, opt
     reader,
     tenant: async (name, d) => {
       const id = (await createOrganization(orgs, name)).id;
+      tenants.push(id);
       await applyConfig(orgs, admin, id, d, x12ImplementationEngine, { author: 'test' });
       const k = {
         standard: (await createApiKey(orgs, id, 'standard', 'test')).key,
@@ -215,6 +231,11 @@ async function startWith(iso: Isolated, logger: Logger, doc: ConfigDocument, opt
     },
     stop: async () => {
       await stop();
+      // in a shared keyspace the organizations outlive the pipeline: with their configuration
+      // withdrawn, no later service of the worker polls their connections or delivers for them
+      if (opts.sharedKeyspace === true) {
+        for (const id of [org, ...tenants]) await applyConfig(orgs, admin, id, {}, x12ImplementationEngine, { author: 'test' }).catch(() => undefined);
+      }
       await reader.close();
       await iso.cleanup();
     },

@@ -48,7 +48,7 @@ function startApi(): Promise<string> {
 }
 
 beforeAll(async () => {
-  env = await cassandraEnv();
+  env = await cassandraEnv({}, { sharedKeyspace: true });
   await runMigrate(env.config, createLogger({ ...env.config, logLevel: 'silent' }), captureIo().io);
 });
 

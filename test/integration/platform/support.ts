@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { runMigrate } from '../../../src/cli/commands/migrate.ts';
 import { createCassandraClient, type CassandraClient } from '../../../src/adapters/cassandra/client.ts';
 import { createLogger } from '../../../src/logger.ts';
-import { captureIo, isolatedConfig, type Isolated } from '../helpers/isolated-config.ts';
+import { captureIo, isolatedConfig, migrateWorkerKeyspace, type IsolationOptions, type Isolated } from '../helpers/isolated-config.ts';
 
 export const root = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -25,11 +25,15 @@ export interface Env extends Isolated {
   close(): Promise<void>;
 }
 
-/** A fresh keyspace with every Cassandra migration applied, and the command line bound to it. */
-export async function cassandraEnv(extra: Record<string, string> = {}): Promise<Env> {
-  const iso = isolatedConfig(extra);
+/**
+ * A fresh keyspace with every Cassandra migration applied, and the command line bound to it; with
+ * `sharedKeyspace`, the test worker's keyspace, migrated once per worker (see `isolatedConfig`).
+ */
+export async function cassandraEnv(extra: Record<string, string> = {}, opts: IsolationOptions = {}): Promise<Env> {
+  const iso = isolatedConfig(extra, opts);
   const logger = createLogger({ ...iso.config, logLevel: 'silent' });
-  await runMigrate(iso.config, logger, captureIo().io, ['cassandra']);
+  const migrate = () => runMigrate(iso.config, logger, captureIo().io, ['cassandra']);
+  if (!(await migrateWorkerKeyspace(iso.config, migrate))) await migrate();
   const client = createCassandraClient(iso.config, logger);
   await client.connect();
   const tdx = (args: string[], extraEnv: Record<string, string> = {}): Promise<Cli> =>

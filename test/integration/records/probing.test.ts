@@ -172,6 +172,7 @@ beforeAll(async () => {
   p = await startPipeline(populatedDoc(folders[0]!, sink.url, secretsA), {
     parts: partsWithSftpInput,
     env: { TDX_RATE_LIMIT_PER_MINUTE: '100000', TDX_REPLAY_RATE_LIMIT_PER_MINUTE: '100000' },
+    sharedKeyspace: true,
   });
   await p.apply(populatedDoc(folders[0]!, sink.url, secretsA, 'second version'));
   b = await p.tenant('Probing organization B', populatedDoc(folders[1]!, sink.url, secretsB, 'first version', 'INITECH'));

@@ -106,6 +106,7 @@ beforeAll(async () => {
   p = await startPipeline(recordsDoc(folder), {
     parts: partsWithSftpInput,
     env: { TDX_FEED_VISIBILITY_LAG_MS: '2000', TDX_LOG_VISIBILITY_LAG_MS: '5000', TDX_RESULTS_STATUS_SCAN_LIMIT: '6' },
+    sharedKeyspace: true,
   });
   other = await p.tenant('Other organization', otherOrgDoc());
   const submit = async (name: string, partner: string, edi: string, filename?: string, tenant: { submitEdi: Pipeline['submitEdi'] } = p) => {
