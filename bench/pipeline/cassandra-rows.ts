@@ -11,6 +11,7 @@
 import { loadavg } from 'node:os';
 import cassandra from 'cassandra-driver';
 import { loadConfig } from '../../src/config.ts';
+import { mapLimit } from '../../src/nodes/runtime.ts';
 import { cpuSeconds, listenerPid } from './procstat.ts';
 
 const config = loadConfig();
@@ -31,12 +32,7 @@ const payload = 'x'.repeat(200);
 const insert = `INSERT INTO ${KS}.t (k, c, v) VALUES (?, ?, ?)`;
 
 /** Runs `tasks` sixteen at a time. */
-async function pool<T>(tasks: readonly T[], run: (t: T) => Promise<unknown>): Promise<void> {
-  let i = 0;
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    for (let t = tasks[i++]; t !== undefined; t = tasks[i++]) await run(t);
-  }));
-}
+const pool = <T>(tasks: readonly T[], run: (t: T) => Promise<unknown>): Promise<unknown> => mapLimit(tasks, 16, run);
 
 async function writes(shape: string, rowsPerPartition: number, partitionsPerBatch: number): Promise<string> {
   const tag = `${shape}-${Date.now()}`;

@@ -18,6 +18,7 @@ import { createClickHouse } from '../../adapters/clickhouse/client.ts';
 import { migrateClickHouse } from '../../adapters/clickhouse/migrate.ts';
 import type { MigrationOutcome } from '../../adapters/migrations.ts';
 import { TOPIC_CODECS, valueSubject } from '../../wire/topics.ts';
+import { mapLimit } from '../../nodes/runtime.ts';
 
 /** Counts of what one run changed; all zero on a second run. */
 export interface MigrateSummary {
@@ -66,18 +67,10 @@ export async function runMigrate(config: Config, logger: Logger, io: CliIo, only
     const topics = [...TOPIC_CODECS.keys()].sort();
     // subjects are independent: a few are registered at a time (each takes several round trips
     // to the registry), and reported in topic order
-    const outcomes = new Map<string, Awaited<ReturnType<typeof registerSubject>>>();
-    const queue = [...topics];
-    await Promise.all(
-      Array.from({ length: Math.min(SCHEMA_CONCURRENCY, topics.length) }, async () => {
-        for (let topic = queue.shift(); topic !== undefined; topic = queue.shift()) {
-          outcomes.set(topic, await registerSubject(registry, config.schemaRegistry.url, valueSubject(prefix, topic), TOPIC_CODECS.get(topic)!.schema));
-        }
-      }),
-    );
-    for (const topic of topics) {
+    const outcomes = await mapLimit(topics, SCHEMA_CONCURRENCY, (topic) => registerSubject(registry, config.schemaRegistry.url, valueSubject(prefix, topic), TOPIC_CODECS.get(topic)!.schema));
+    for (const [i, topic] of topics.entries()) {
       const codec = TOPIC_CODECS.get(topic)!;
-      const o = outcomes.get(topic)!;
+      const o = outcomes[i]!;
       if (o.registered) sum.schemasRegistered += 1;
       if (o.compatibilitySet) sum.compatibilitySet += 1;
       if (o.registered || o.compatibilitySet) {
