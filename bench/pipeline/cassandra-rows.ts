@@ -11,7 +11,7 @@
 import { loadavg } from 'node:os';
 import cassandra from 'cassandra-driver';
 import { loadConfig } from '../../src/config.ts';
-import { mapLimit } from '../../src/nodes/runtime.ts';
+import { mapLimit } from '../../src/domain/concurrency.ts';
 import { cpuSeconds, listenerPid } from './procstat.ts';
 
 const config = loadConfig();

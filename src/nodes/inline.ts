@@ -22,7 +22,8 @@ import type { ArtifactRecord, ResultRecord } from '../domain/records.ts';
 import type { StageMessage } from '../wire/stage.v1.ts';
 import { contextOf } from './context.ts';
 import type { InlineBatch, InlineHandler, InlineSteps, NodeDeps, ProcessingStores } from './ports.ts';
-import { applyEffects, mapLimit } from './runtime.ts';
+import { applyEffects } from './runtime.ts';
+import { mapLimit } from '../domain/concurrency.ts';
 import { effects, mergeEffects, type Effects, type Emission } from './step.ts';
 
 /** The in-house steps: no external side effect, so they can run inline. */

@@ -28,23 +28,9 @@ import { stageTopic } from '../wire/topics.ts';
 import type { NodeService } from '../domain/node-services.ts';
 import type { FeedRequest, LogRecord, Micros, ResultRecord, StoredTransaction, TransactionUpdate } from '../domain/records.ts';
 import type { StoredBytes } from '../domain/processing-ports.ts';
+import { mapLimit } from '../domain/concurrency.ts';
 import type { Effects } from './step.ts';
 import type { Emitter, OutgoingMessage, ProcessingStores } from './ports.ts';
-
-/** Runs `fn` over `items` with at most `limit` at once. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    for (;;) {
-      const i = next++;
-      if (i >= items.length) return;
-      out[i] = await fn(items[i]!, i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
 
 const WRITE_CONCURRENCY = 64;
 

@@ -18,7 +18,7 @@ import { createClickHouse } from '../../adapters/clickhouse/client.ts';
 import { migrateClickHouse } from '../../adapters/clickhouse/migrate.ts';
 import type { MigrationOutcome } from '../../adapters/migrations.ts';
 import { TOPIC_CODECS, valueSubject } from '../../wire/topics.ts';
-import { mapLimit } from '../../nodes/runtime.ts';
+import { mapLimit } from '../../domain/concurrency.ts';
 
 /** Counts of what one run changed; all zero on a second run. */
 export interface MigrateSummary {

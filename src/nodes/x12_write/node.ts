@@ -10,7 +10,8 @@
 import type { NodeModule, WorkItem, BatchContext } from '../node.ts';
 import { contextOf } from '../node.ts';
 import type { NodeDeps } from '../ports.ts';
-import { applyEffects, mapLimit } from '../runtime.ts';
+import { applyEffects } from '../runtime.ts';
+import { mapLimit } from '../../domain/concurrency.ts';
 import { failure } from '../outcomes.ts';
 import { effects, mergeEffects, type StepContext } from '../step.ts';
 import { unwrittenOf } from '../outbound-load.ts';
