@@ -46,6 +46,9 @@ export default tseslint.config(
       parserOptions: { projectService: { allowDefaultProject: ['*.js', 'bin/*.mjs', 'deploy/*/*.mjs', 'scripts/*.mjs', 'src/adapters/*/*.mjs', 'console/*.mjs'], maximumDefaultProjectFileMatchCount_THIS_WILL_SLOW_DOWN_LINTING: 16 }, tsconfigRootDir: import.meta.dirname },
     },
     plugins: { 'import-x': importX },
+    // import-x reads our TypeScript modules with the TypeScript parser; without these it parsed
+    // none of them and no-cycle could not see a cycle between two of our files
+    settings: { 'import-x/extensions': ['.ts', '.js', '.mjs'], 'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',

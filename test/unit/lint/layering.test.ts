@@ -5,6 +5,7 @@
  * at a path inside a layer that imports something that layer must not, and expects the rule to
  * fire; and a permitted import to pass. A rule that never fires would let the layering rot.
  */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
@@ -55,7 +56,7 @@ const cases: [string, string, string][] = [
   ['src/http/platform/fixture.ts', "import { CassandraConfigReadStore } from '../../adapters/cassandra/config-store.ts';", 'http takes stores and transports as ports'],
   ['src/http/platform/fixture.ts', "import { ClickHouseRecordLists, type RecordRow } from '../../adapters/clickhouse/records-store.ts';", 'http takes stores and transports as ports'],
   ['src/http/as2/fixture.ts', "import { CassandraAs2Directory } from '../../adapters/cassandra/as2-store.ts';", 'http takes stores and transports as ports'],
-  ['src/roles/fixture.ts', "import { CassandraFeedStore } from '../adapters/cassandra/processing-store.ts';", 'roles own connections and nothing else'],
+  ['src/roles/fixture.ts', "import { CassandraFeedStore } from '../adapters/cassandra/feed-store.ts';", 'roles own connections and nothing else'],
   ['src/roles/jobs/fixture.ts', "import { WireEmitter } from '../../adapters/kafka/emitter.ts';", 'roles own connections and nothing else'],
   ['src/roles/fixture.ts', "import { Resources } from '../compose.ts';", 'roles sit below'],
   ['src/service.ts', "import { SftpClient } from './adapters/sftp/index.ts';", 'service.ts wires roles over the ports'],
@@ -77,7 +78,7 @@ describe('import layering', () => {
     ['src/adapters/fixture.ts', "import { x } from '../nodes/ports.ts';"],
     ['src/roles/fixture.ts', "import { x } from '../adapters/kafka/client.ts';"],
     ['src/roles/fixture.ts', "import { ConsumerRunner } from '../adapters/kafka/consumer-runner.ts';"],
-    ['src/roles/fixture.ts', "import type { CassandraFeedStore } from '../adapters/cassandra/processing-store.ts';"],
+    ['src/roles/fixture.ts', "import type { CassandraFeedStore } from '../adapters/cassandra/feed-store.ts';"],
     ['src/http/platform/fixture.ts', "import type { CassandraConfigReadStore } from '../../adapters/cassandra/config-store.ts';"],
     ['src/http/as2/fixture.ts', "import { receiveAs2Message } from '../../adapters/as2/index.ts';"],
     ['src/compose.ts', "import { CassandraConfigReadStore } from './adapters/cassandra/config-store.ts';"],
@@ -89,5 +90,25 @@ describe('import layering', () => {
     ['src/cli/commands/fixture.ts', "import { x } from '../../main.ts';"],
   ])('%s: %s is allowed', async (file, source) => {
     expect(await restricted(file, source)).toEqual([]);
+  });
+});
+
+describe('import cycles', () => {
+  it('refuses two modules of the project that import each other, and passes when one of them stops', async () => {
+    // no-cycle follows imports into the files themselves: these exist only while the test runs
+    const dir = `test/unit/lint/cycle-fixture-${process.pid}`;
+    const root = new URL('../../../', import.meta.url).pathname;
+    mkdirSync(`${root}${dir}`, { recursive: true });
+    try {
+      writeFileSync(`${root}${dir}/a.ts`, "import { b } from './b.ts';\nexport const a = (): number => b() + 1;\n");
+      writeFileSync(`${root}${dir}/b.ts`, "import { a } from './a.ts';\nexport const b = (): number => 1;\nexport const c = (): number => a();\n");
+      const cycles = async (): Promise<number> =>
+        (await eslint.lintFiles([`${dir}/a.ts`, `${dir}/b.ts`])).flatMap((r) => r.messages).filter((m) => m.ruleId === 'import-x/no-cycle').length;
+      expect(await cycles()).toBe(2);
+      writeFileSync(`${root}${dir}/b.ts`, 'export const b = (): number => 1;\n');
+      expect(await cycles()).toBe(0);
+    } finally {
+      rmSync(`${root}${dir}`, { recursive: true, force: true });
+    }
   });
 });
