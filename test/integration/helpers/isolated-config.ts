@@ -56,6 +56,9 @@ export const workerKeyspacePrefix = (run: string): string => `itw_${run}_`;
 /** The file that says a worker keyspace is migrated (in this run, by this code). */
 const migratedMarker = (keyspace: string): string => path.join(tmpdir(), `tdx-it-${keyspace}.migrated`);
 
+/** Migrations of a worker keyspace under way in this process. */
+const migrating = new Map<string, Promise<void>>();
+
 /**
  * Applies the Cassandra migrations to `config`'s keyspace once per test worker when it is the
  * worker's shared keyspace (the files of a worker run one after another, so no two migrate it at
@@ -64,10 +67,15 @@ const migratedMarker = (keyspace: string): string => path.join(tmpdir(), `tdx-it
 export async function migrateWorkerKeyspace(config: Config, migrate: () => Promise<unknown>): Promise<boolean> {
   const ks = config.cassandra.keyspace;
   if (ks !== workerKeyspace()) return false;
-  if (!existsSync(migratedMarker(ks))) {
-    await migrate();
-    writeFileSync(migratedMarker(ks), `${ks}\n`);
+  if (existsSync(migratedMarker(ks))) return true;
+  // pipelines a file starts together wait for one migration rather than racing their DDL
+  let running = migrating.get(ks);
+  if (!running) {
+    running = migrate().then(() => writeFileSync(migratedMarker(ks), `${ks}\n`));
+    migrating.set(ks, running);
+    void running.catch(() => migrating.delete(ks));
   }
+  await running;
   return true;
 }
 
