@@ -223,7 +223,7 @@ start_registry() {
   d=$(comp_dir registry); app=$CACHE/registry-$REGISTRY_VERSION/app
   mkdir -p "$d/logs" "$d/tmp"
   launch registry "$java" -Xms64m "-Xmx$REGISTRY_HEAP" -XX:+UseSerialGC -XX:MaxMetaspaceSize=192m \
-    -XX:TieredStopAtLevel=1 -Djava.io.tmpdir="$d/tmp" \
+    -XX:TieredStopAtLevel=1 -Djava.io.tmpdir="$d/tmp" -Xlog:gc:file="$d/logs/gc.log":time,uptime \
     -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port="$REGISTRY_PORT" \
     -Dquarkus.management.host=127.0.0.1 -Dquarkus.management.port="$REGISTRY_MANAGEMENT_PORT" \
     -Dquarkus.http.access-log.enabled=false \
