@@ -31,8 +31,8 @@ await client.execute(`CREATE TABLE ${KS}.t (k text, c text, v text, PRIMARY KEY 
 const payload = 'x'.repeat(200);
 const insert = `INSERT INTO ${KS}.t (k, c, v) VALUES (?, ?, ?)`;
 
-/** Runs `tasks` sixteen at a time. */
-const pool = <T>(tasks: readonly T[], run: (t: T) => Promise<unknown>): Promise<unknown> => mapLimit(tasks, 16, run);
+/** Requests in flight at once. */
+const IN_FLIGHT = 16;
 
 async function writes(shape: string, rowsPerPartition: number, partitionsPerBatch: number): Promise<string> {
   const tag = `${shape}-${Date.now()}`;
@@ -47,7 +47,7 @@ async function writes(shape: string, rowsPerPartition: number, partitionsPerBatc
   }
   if (cur.length > 0) batches.push(cur);
   const c0 = cpu();
-  await pool(batches, (b) => client.batch(b, { prepare: true, logged: false }));
+  await mapLimit(batches, IN_FLIGHT, (b) => client.batch(b, { prepare: true, logged: false }));
   const used = cpu() - c0;
   console.log(`  write, ${shape}: ${((used / ROWS) * 1e6).toFixed(1)} µs of Cassandra CPU a row (${used.toFixed(2)} s for ${ROWS} rows in ${batches.length} batches)`);
   return tag;
@@ -59,7 +59,7 @@ async function reads(shape: string, tag: string, perQuery: number): Promise<void
   for (let i = 0; i < keys.length; i += perQuery) groups.push(keys.slice(i, i + perQuery));
   let rows = 0;
   const c0 = cpu();
-  await pool(groups, async (g) => {
+  await mapLimit(groups, IN_FLIGHT, async (g) => {
     const rs = await client.execute(`SELECT k, c, v FROM ${KS}.t WHERE k IN ?`, [g], { prepare: true, fetchSize: 5000 });
     rows += rs.rowLength;
   });

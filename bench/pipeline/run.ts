@@ -460,7 +460,7 @@ function loadCheck(mode: string, name: string): void {
   out(`\n${'!'.repeat(100)}\n!!! ${w}\n${'!'.repeat(100)}`);
 }
 
-/** Waits up to BENCH_SETTLE_S for the 1-minute load average to come down to LOAD_WARN (the previous scenario's, or the start-up's, load lingers in it). */
+/** Waits up to BENCH_SETTLE_S for the 1-minute load average to come down to LOAD_WARN (the previous scenario's, or the start-up's, load lingers in it), then as long again at most for the pipeline's processes and stores to go quiet. */
 async function settle(s: Stack): Promise<void> {
   const t0 = Date.now();
   while (loadavg()[0]! > LOAD_WARN && Date.now() - t0 < SETTLE_S * 1000) await sleep(2000);

@@ -4,7 +4,7 @@
  * messages sent whose asynchronous receipt is awaited (`As2AwaitedMdnStore`, with its
  * deadlines by hour).
  */
-import cassandra, { type Client } from 'cassandra-driver';
+import type { Client } from 'cassandra-driver';
 import type { As2ReceiptOutcome } from '../../domain/as2-delivery.ts';
 import type { As2DeliveryDetail } from '../../domain/as2-delivery.ts';
 import type { Micros } from '../../domain/records.ts';
@@ -13,10 +13,8 @@ import type { As2ReceivedMessages } from '../as2/receive.ts';
 import type { As2AwaitedMdnStore, AwaitedMdn } from '../as2/pipeline.ts';
 import type { Mic } from '../as2/mic.ts';
 import { guardStore } from './guard.ts';
+import { long, num, str } from './cells.ts';
 
-const long = (v: number): cassandra.types.Long => cassandra.types.Long.fromNumber(v);
-const num = (v: unknown): number => (v === null || v === undefined ? 0 : typeof v === 'number' ? v : Number((v as { toString(): string }).toString()));
-const str = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'string' ? v : (v as { toString(): string }).toString());
 
 const HOUR_US = 3_600_000_000;
 const hourOf = (at: Micros): number => Math.floor(at / HOUR_US);

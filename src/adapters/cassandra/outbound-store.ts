@@ -7,10 +7,8 @@ import cassandra, { type Client } from 'cassandra-driver';
 import type { AcknowledgmentDeadline, AcknowledgmentDeadlineStore, SchedulerLeaseStore } from '../../domain/processing-ports.ts';
 import type { Micros } from '../../domain/records.ts';
 import { guardStore } from './guard.ts';
+import { long, num, str } from './cells.ts';
 
-const long = (v: number): cassandra.types.Long => cassandra.types.Long.fromNumber(v);
-const num = (v: unknown): number => (v === null || v === undefined ? 0 : typeof v === 'number' ? v : Number((v as { toString(): string }).toString()));
-const str = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'string' ? v : (v as { toString(): string }).toString());
 
 const HOUR_US = 3_600_000_000;
 /** Partition (hour of due time) of a deadline. */

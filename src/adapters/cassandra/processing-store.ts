@@ -42,8 +42,6 @@ import { guardStore } from './guard.ts';
 import { readIn, writeGrouped, type GroupedStatement } from './grouped.ts';
 import { long, longOrNull, num, numOrNull, str, strOrNull, Ttl, type Params, type StoreRetention } from './cells.ts';
 
-export type { StoreRetention } from './cells.ts';
-
 /** Largest chunk of document bytes in one row. */
 export const CHUNK_BYTES = 512 * 1024;
 

@@ -9,8 +9,8 @@ import type { IdempotencyRecord, IdempotencyStore } from '../../domain/idempoten
 import { IDEMPOTENCY_TTL_SECONDS } from '../../domain/idempotency.ts';
 import type { RecoveryCounts, RecoveryMark, RecoveryRequest, RecoveryRun, RecoveryStatus, RecoveryStore } from '../../domain/recovery.ts';
 import { guardStore } from './guard.ts';
+import { long } from './cells.ts';
 
-const long = (v: number): cassandra.types.Long => cassandra.types.Long.fromNumber(v);
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
 
 export class CassandraRecoveryStore implements RecoveryStore {

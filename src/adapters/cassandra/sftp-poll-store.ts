@@ -9,17 +9,12 @@ import cassandra, { type Client } from 'cassandra-driver';
 import type { FlowRecord } from '../../domain/configuration.ts';
 import { pollTargetOf, type FetchedFile, type FetchedState, type PollState, type PollTarget, type SeenFile, type SftpPollStore } from '../../domain/sftp-polling.ts';
 import { guardStore } from './guard.ts';
+import { long, longOrNull, num, numOrNull, str, strOrNull } from './cells.ts';
 
 interface Row {
   get(name: string): unknown;
 }
 
-const num = (v: unknown): number => (v === null || v === undefined ? 0 : typeof v === 'number' ? v : Number((v as { toString(): string }).toString()));
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : num(v));
-const str = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'string' ? v : (v as { toString(): string }).toString());
-const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : str(v));
-const long = (v: number): cassandra.types.Long => cassandra.types.Long.fromNumber(v);
-const longOrNull = (v: number | null): cassandra.types.Long | null => (v === null ? null : long(v));
 
 const FETCHED_COLUMNS = 'org_id, connection_id, path, size, mtime, file_key, sha256, trace_guid, artifact_id, filename, directory, host, fetched_at, flow_id, flow_version, node_id, partner_key, state';
 

@@ -18,7 +18,6 @@ import { createClickHouse } from '../../adapters/clickhouse/client.ts';
 import { migrateClickHouse } from '../../adapters/clickhouse/migrate.ts';
 import type { MigrationOutcome } from '../../adapters/migrations.ts';
 import { TOPIC_CODECS, valueSubject } from '../../wire/topics.ts';
-import { mapLimit } from '../../domain/concurrency.ts';
 
 /** Counts of what one run changed; all zero on a second run. */
 export interface MigrateSummary {
@@ -31,11 +30,6 @@ export interface MigrateSummary {
 }
 
 const PARTS = ['topics', 'schemas', 'cassandra', 'clickhouse'] as const;
-/**
- * Schema subjects registered at once: one. The stack's registry handled a suite's pipelines
- * registering six at a time each in bursts, and one request waited past the client's 60 s.
- */
-const SCHEMA_CONCURRENCY = 1;
 
 /** Runs the provisioning steps chosen in `only` (all by default). */
 export async function runMigrate(config: Config, logger: Logger, io: CliIo, only: readonly string[] = PARTS): Promise<MigrateSummary> {
@@ -68,11 +62,9 @@ export async function runMigrate(config: Config, logger: Logger, io: CliIo, only
   if (only.includes('schemas')) {
     const registry = createSchemaRegistry(config);
     const topics = [...TOPIC_CODECS.keys()].sort();
-    // reported in topic order
-    const outcomes = await mapLimit(topics, SCHEMA_CONCURRENCY, (topic) => registerSubject(registry, config.schemaRegistry.url, valueSubject(prefix, topic), TOPIC_CODECS.get(topic)!.schema));
-    for (const [i, topic] of topics.entries()) {
+    for (const topic of topics) {
       const codec = TOPIC_CODECS.get(topic)!;
-      const o = outcomes[i]!;
+      const o = await registerSubject(registry, config.schemaRegistry.url, valueSubject(prefix, topic), codec.schema);
       if (o.registered) sum.schemasRegistered += 1;
       if (o.compatibilitySet) sum.compatibilitySet += 1;
       if (o.registered || o.compatibilitySet) {
