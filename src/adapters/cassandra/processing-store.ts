@@ -39,7 +39,7 @@ import type { SecretKeyring } from '../../domain/secret-envelope.ts';
 import { storedOf } from './secret-store.ts';
 import type { StepLedger, WorkRef } from '../../nodes/ports.ts';
 import { guardStore } from './guard.ts';
-import { readIn, writeGrouped, type GroupedStatement } from './grouped.ts';
+import { coalescedReads, readIn, writeGrouped, type GroupedStatement } from './grouped.ts';
 import { long, longOrNull, num, numOrNull, str, strOrNull, Ttl, type Params, type StoreRetention } from './cells.ts';
 
 /** Largest chunk of document bytes in one row. */
@@ -85,12 +85,31 @@ function artifactOf(r: Row): ArtifactRecord {
 
 export class CassandraArtifactStore implements ArtifactStore {
   private readonly ttl: Ttl;
+  /** Records by id, the reads of one turn of the event loop together (grouped.ts). */
+  private readonly records: (organizationId: string, id: string) => Promise<ArtifactRecord | undefined>;
+  /** The one chunk of small artifacts by blob, likewise. */
+  private readonly firstChunks: (group: string, blobId: string) => Promise<Buffer | undefined>;
 
   constructor(
     private readonly client: Client,
     retention?: StoreRetention,
   ) {
     this.ttl = new Ttl(retention);
+    this.records = coalescedReads(async (org, ids) => {
+      const out = new Map<string, ArtifactRecord>();
+      for (const row of await readIn(this.client, `SELECT ${ARTIFACT_COLUMNS} FROM proc_artifacts WHERE org_id = ? AND artifact_id IN ?`, [org], ids)) {
+        const a = artifactOf(row);
+        out.set(a.id, a);
+      }
+      return out;
+    });
+    this.firstChunks = coalescedReads(async (_group, blobIds) => {
+      const out = new Map<string, Buffer>();
+      for (const row of await readIn(this.client, 'SELECT blob_id, data FROM proc_artifact_chunks WHERE blob_id IN ? AND chunk_index = 0', [], blobIds)) {
+        out.set(str(row.get('blob_id')), row.get('data') as Buffer);
+      }
+      return out;
+    });
   }
 
   private rowStatement(record: ArtifactRecord, size: number, sha256: string, chunkCount: number): GroupedStatement {
@@ -210,11 +229,7 @@ export class CassandraArtifactStore implements ArtifactStore {
   }
 
   get(organizationId: string, id: string): Promise<ArtifactRecord | null> {
-    return guardStore('artifact read', async () => {
-      const rs = await this.client.execute(`SELECT ${ARTIFACT_COLUMNS} FROM proc_artifacts WHERE org_id = ? AND artifact_id = ?`, [organizationId, id], { prepare: true });
-      const row = rs.first();
-      return row ? artifactOf(row) : null;
-    });
+    return guardStore('artifact read', async () => (await this.records(organizationId, id)) ?? null);
   }
 
   async *chunks(record: ArtifactRecord): AsyncIterable<Buffer> {
@@ -230,6 +245,13 @@ export class CassandraArtifactStore implements ArtifactStore {
               )
             ).first()?.get('chunk_count'),
           );
+    if (count === 1) {
+      // one chunk (most documents): read with the other small artifacts read at the same time
+      const data = await guardStore('artifact chunks read', () => this.firstChunks('', record.blobId));
+      if (data === undefined) throw new TdxError('not_found', `The bytes of artifact ${record.id} are no longer available.`, { reason: 'artifact' });
+      yield data;
+      return;
+    }
     let seen = 0;
     // Pages of a few chunks, so a large document never sits whole in memory.
     let pageState: string | undefined;
@@ -711,16 +733,29 @@ export class CassandraTransactionStore implements TransactionStore {
 
   sightings(key: InterchangeKey): Promise<InterchangeSighting[]> {
     return guardStore('duplicate index read', async () => {
-      const rs = await this.client.execute(
-        'SELECT trace_guid, interchange_index, transaction_id, created_at FROM proc_interchange_sightings WHERE org_id = ? AND sender_qualifier = ? AND sender_extid = ? AND interchange_control_number = ? AND usage_class = ?',
-        [key.organizationId, key.senderQualifier, key.senderExtid, key.interchangeControlNumber, key.usageClass],
-        { prepare: true, fetchSize: 5000 },
-      );
-      return rs.rows
-        .map((r) => ({ traceGuid: str(r.get('trace_guid')), interchangeIndex: num(r.get('interchange_index')), transactionId: str(r.get('transaction_id')), createdAt: num(r.get('created_at')) }))
-        .sort((a, b) => a.createdAt - b.createdAt || (a.transactionId < b.transactionId ? -1 : 1));
+      const found = await this.sightingsOf(JSON.stringify([key.organizationId, key.senderQualifier, key.senderExtid, key.usageClass]), key.interchangeControlNumber);
+      return (found ?? []).sort((a, b) => a.createdAt - b.createdAt || (a.transactionId < b.transactionId ? -1 : 1));
     });
   }
+
+  /** The sightings of interchange control numbers of one sender, the reads of one turn of the event loop together (grouped.ts). */
+  private readonly sightingsOf = coalescedReads<InterchangeSighting[]>(async (group, numbers) => {
+    const [org, qualifier, extid, usageClass] = JSON.parse(group) as [string, string, string, string];
+    const out = new Map<string, InterchangeSighting[]>();
+    const rows = await readIn(
+      this.client,
+      'SELECT interchange_control_number, trace_guid, interchange_index, transaction_id, created_at FROM proc_interchange_sightings WHERE org_id = ? AND sender_qualifier = ? AND sender_extid = ? AND usage_class = ? AND interchange_control_number IN ?',
+      [org, qualifier, extid, usageClass],
+      numbers,
+    );
+    for (const r of rows) {
+      const n = str(r.get('interchange_control_number'));
+      let list = out.get(n);
+      if (!list) out.set(n, (list = []));
+      list.push({ traceGuid: str(r.get('trace_guid')), interchangeIndex: num(r.get('interchange_index')), transactionId: str(r.get('transaction_id')), createdAt: num(r.get('created_at')) });
+    }
+    return out;
+  });
 
   outboundSet(key: OutboundSetKey, setControlNumber: string, transactionId: string, createdAt: Micros, tracked = false): Promise<void> {
     return guardStore('outbound set write', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planRequests, valueBytes, type GroupedStatement } from '../../../../src/adapters/cassandra/grouped.ts';
+import { coalescedReads, planRequests, valueBytes, type GroupedStatement } from '../../../../src/adapters/cassandra/grouped.ts';
 
 const st = (partition: string, i: number, size = 10): GroupedStatement => ({ query: 'INSERT', params: [partition, `row-${i}`, 'x'.repeat(size)], partition });
 
@@ -63,5 +63,62 @@ describe('valueBytes', () => {
     expect(valueBytes(['a'.repeat(500), 'b'.repeat(500)])).toBeGreaterThanOrEqual(1000);
     expect(valueBytes({ k: 'v'.repeat(700) })).toBeGreaterThanOrEqual(700);
     expect(valueBytes(null)).toBeLessThan(10);
+  });
+});
+
+describe('coalescedReads', () => {
+  const recorder = () => {
+    const calls: { group: string; keys: string[] }[] = [];
+    const read = coalescedReads<string>(async (group, keys) => {
+      calls.push({ group, keys: [...keys] });
+      return new Map(keys.filter((k) => !k.startsWith('missing')).map((k) => [k, `${group}:${k}`]));
+    }, 3);
+    return { calls, read };
+  };
+
+  it('loads the keys asked for in one turn of the event loop with one call per group, a key asked twice once', async () => {
+    const { calls, read } = recorder();
+    const got = await Promise.all([read('a', '1'), read('b', '1'), read('a', '2'), read('a', '1'), read('a', 'missing')]);
+    expect(got).toEqual(['a:1', 'b:1', 'a:2', 'a:1', undefined]);
+    expect(calls).toEqual([
+      { group: 'a', keys: ['1', '2', 'missing'] },
+      { group: 'b', keys: ['1'] },
+    ]);
+  });
+
+  it('gathers keys asked for after awaits that settle within the turn, and cuts calls at the bound', async () => {
+    const { calls, read } = recorder();
+    const items = ['1', '2', '3', '4', '5'];
+    const got = await Promise.all(
+      items.map(async (k) => {
+        await Promise.resolve(); // an item's work before its read (a cached lookup)
+        return read('a', k);
+      }),
+    );
+    expect(got).toEqual(items.map((k) => `a:${k}`));
+    expect(calls.map((c) => c.keys)).toEqual([
+      ['1', '2', '3'],
+      ['4', '5'],
+    ]);
+  });
+
+  it('issues a read asked for after a load began in a load of its own (nothing is kept)', async () => {
+    const { calls, read } = recorder();
+    expect(await read('a', '1')).toBe('a:1');
+    expect(await read('a', '1')).toBe('a:1');
+    expect(calls).toHaveLength(2);
+  });
+
+  it('fails the waiters of a failed call, and only those', async () => {
+    let n = 0;
+    const read = coalescedReads<string>(async (_g, keys) => {
+      n++;
+      if (keys.includes('bad')) throw new Error('store down');
+      return new Map(keys.map((k) => [k, k]));
+    }, 2);
+    const out = await Promise.allSettled([read('g', 'bad'), read('g', 'x'), read('g', 'y')]);
+    expect(out.map((o) => o.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
+    expect((out[0] as PromiseRejectedResult).reason).toEqual(new Error('store down'));
+    expect(n).toBe(2);
   });
 });
