@@ -117,8 +117,8 @@ export interface TransactionStore {
   /** Records a failure on a trace. */
   recordTraceError(organizationId: string, traceGuid: string, error: TraceError): Promise<void>;
   traceErrors(organizationId: string, traceGuid: string): Promise<TraceError[]>;
-  /** Notes an interchange in the duplicate index. */
-  sighting(key: InterchangeKey, sighting: InterchangeSighting): Promise<void>;
+  /** Notes interchanges in the duplicate index. */
+  recordSightings(sightings: readonly { readonly key: InterchangeKey; readonly sighting: InterchangeSighting }[]): Promise<void>;
   /** Every sighting of an interchange, oldest first. */
   sightings(key: InterchangeKey): Promise<InterchangeSighting[]>;
   /**

@@ -192,6 +192,7 @@ export async function applyEffects(stores: ProcessingStores, emitter: Emitter, e
     return source;
   });
   await stores.artifacts.aliasAll(aliases.map((a, i) => ({ record: a.record, source: sources[i] })));
+  if (e.sightings.length > 0) await stores.transactions.recordSightings(e.sightings);
   const fold = foldUpdates(e);
   const { recorded, folded, updates } = fold;
   if (recorded.length > 0) await stores.transactions.record(recorded);

@@ -21,7 +21,7 @@ import type {
   StoredTransaction,
   TransactionUpdate,
 } from '../domain/records.ts';
-import type { TraceError } from '../domain/processing-ports.ts';
+import type { InterchangeKey, InterchangeSighting, TraceError } from '../domain/processing-ports.ts';
 import type { DelayedMessage } from '../wire/delayed.v1.ts';
 import type { StageMessage } from '../wire/stage.v1.ts';
 import type { ReplayCommand } from '../wire/replay-command.v1.ts';
@@ -72,6 +72,8 @@ export interface Effects {
   readonly updates: TransactionUpdate[];
   readonly results: ResultRecord[];
   readonly traceErrors: { readonly organizationId: string; readonly traceGuid: string; readonly error: TraceError }[];
+  /** Interchanges to note in the duplicate index. */
+  readonly sightings: { readonly key: InterchangeKey; readonly sighting: InterchangeSighting }[];
   readonly logs: LogRecord[];
   readonly feed: FeedRequest[];
   readonly emit: Emission[];
@@ -79,7 +81,7 @@ export interface Effects {
 }
 
 export function effects(): Effects {
-  return { artifacts: [], transactions: [], updates: [], results: [], traceErrors: [], logs: [], feed: [], emit: [], later: [] };
+  return { artifacts: [], transactions: [], updates: [], results: [], traceErrors: [], sightings: [], logs: [], feed: [], emit: [], later: [] };
 }
 
 /** Appends `more` to `into` (returns `into`). */
@@ -89,6 +91,7 @@ export function mergeEffects(into: Effects, more: Effects): Effects {
   into.updates.push(...more.updates);
   into.results.push(...more.results);
   into.traceErrors.push(...more.traceErrors);
+  into.sightings.push(...more.sightings);
   into.logs.push(...more.logs);
   into.feed.push(...more.feed);
   into.emit.push(...more.emit);
@@ -98,5 +101,5 @@ export function mergeEffects(into: Effects, more: Effects): Effects {
 
 /** Number of rows and messages in `e` (for flushing large outcomes in parts). */
 export function effectsSize(e: Effects): number {
-  return e.artifacts.length + e.transactions.length + e.updates.length + e.results.length + e.traceErrors.length + e.logs.length + e.feed.length + e.emit.length + e.later.length;
+  return e.artifacts.length + e.transactions.length + e.updates.length + e.results.length + e.traceErrors.length + e.sightings.length + e.logs.length + e.feed.length + e.emit.length + e.later.length;
 }

@@ -721,12 +721,16 @@ export class CassandraTransactionStore implements TransactionStore {
     });
   }
 
-  sighting(key: InterchangeKey, s: InterchangeSighting): Promise<void> {
+  recordSightings(sightings: readonly { readonly key: InterchangeKey; readonly sighting: InterchangeSighting }[]): Promise<void> {
     return guardStore('duplicate index write', async () => {
-      await this.client.execute(
-        `INSERT INTO proc_interchange_sightings (org_id, sender_qualifier, sender_extid, interchange_control_number, usage_class, trace_guid, interchange_index, transaction_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)${this.ttl.clause}`,
-        [key.organizationId, key.senderQualifier, key.senderExtid, key.interchangeControlNumber, key.usageClass, s.traceGuid, s.interchangeIndex, s.transactionId, long(s.createdAt), ...this.ttl.params(s.createdAt)],
-        { prepare: true },
+      const query = `INSERT INTO proc_interchange_sightings (org_id, sender_qualifier, sender_extid, interchange_control_number, usage_class, trace_guid, interchange_index, transaction_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)${this.ttl.clause}`;
+      await writeGrouped(
+        this.client,
+        sightings.map(({ key, sighting: s }) => ({
+          query,
+          params: [key.organizationId, key.senderQualifier, key.senderExtid, key.interchangeControlNumber, key.usageClass, s.traceGuid, s.interchangeIndex, s.transactionId, long(s.createdAt), ...this.ttl.params(s.createdAt)],
+          partition: JSON.stringify([key.organizationId, key.senderQualifier, key.senderExtid, key.interchangeControlNumber, key.usageClass]),
+        })),
       );
     });
   }

@@ -105,6 +105,7 @@ async function split(ctx: StepContext, deps: NodeDeps, batch: InlineBatch): Prom
   const input = m.artifacts.find((a) => a.usage === 'input') ?? m.artifacts[0];
   let pending = effects();
   let pendingBytes = 0;
+  const noted: Effects['sightings'] = [];
   const flush = async (): Promise<void> => {
     const e = pending;
     pending = effects();
@@ -218,9 +219,15 @@ async function split(ctx: StepContext, deps: NodeDeps, batch: InlineBatch): Prom
         const txId = transactionIdOf(m.traceGuid, ordinal);
         const createdAt = ctx.now + ordinal;
         if (!icDuplicate.checked && icKey) {
-          const sightings = await deps.stores.transactions.sightings(icKey);
-          icDuplicate = { checked: true, value: duplicateOf(sightings, { traceGuid: m.traceGuid, interchangeIndex, createdAt }) };
-          await deps.stores.transactions.sighting(icKey, { traceGuid: m.traceGuid, interchangeIndex, transactionId: txId, createdAt });
+          // the index as stored, and the interchanges of this input before this one (noted with
+          // the pass's other writes)
+          const key = icKey;
+          const stored = await deps.stores.transactions.sightings(key);
+          const earlier = noted.filter((n) => sameInterchange(n.key, key)).map((n) => n.sighting);
+          icDuplicate = { checked: true, value: duplicateOf([...stored, ...earlier], { traceGuid: m.traceGuid, interchangeIndex, createdAt }) };
+          const note = { key, sighting: { traceGuid: m.traceGuid, interchangeIndex, transactionId: txId, createdAt } };
+          noted.push(note);
+          await add({ ...effects(), sightings: [note] });
         }
         const ic = set.interchange;
         const setting = inboundSetting(partner, set.transactionSetIdentifier, set.group.release, ic.usageIndicator);
@@ -341,4 +348,8 @@ async function sentSets(deps: NodeDeps, org: string, external: EnvelopeRecord | 
     );
   }
   return out;
+}
+
+function sameInterchange(a: InterchangeKey, b: InterchangeKey): boolean {
+  return a.organizationId === b.organizationId && a.senderQualifier === b.senderQualifier && a.senderExtid === b.senderExtid && a.interchangeControlNumber === b.interchangeControlNumber && a.usageClass === b.usageClass;
 }

@@ -108,7 +108,7 @@ export function recordingDeps(config: Partial<ConfigView> = {}, now: () => numbe
         byTrace: () => Promise.resolve([]),
         recordTraceError: () => Promise.resolve(),
         traceErrors: () => Promise.resolve([]),
-        sighting: () => Promise.resolve(),
+        recordSightings: () => Promise.resolve(),
         sightings: () => Promise.resolve([]),
         outboundSet: () => Promise.resolve(),
         outboundSets: () => Promise.resolve([]),

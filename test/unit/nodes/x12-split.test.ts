@@ -110,6 +110,18 @@ describe('x12_split', () => {
     expect(again.duplicateOf).toBe(first.id);
   });
 
+  it('names the first of two interchanges of one file with the same control number as the duplicateOf of the second, before either is stored', async () => {
+    const cfg = memoryOrg(doc());
+    const deps = memoryDeps(cfg);
+    const one = interchange({ control: 16, groups: [{ sets: [po850('PO-1')] }] });
+    await split(deps, cfg, `${one}${one}`);
+    const [first, second] = deps.memory.transactions.all().sort((a, b) => a.createdAt - b.createdAt);
+    expect(first!.duplicateOf).toBeNull();
+    expect(second!.duplicateOf).toBe(first!.id);
+    // both are noted in the index, with the pass's writes
+    expect((await deps.stores.transactions.sightings({ organizationId: first!.organizationId, senderQualifier: 'ZZ', senderExtid: 'PARTNER', interchangeControlNumber: '000000016', usageClass: 'P' })).map((x) => x.transactionId)).toEqual([first!.id, second!.id]);
+  });
+
   it('carries a group-level structural warning once, on the group first set', async () => {
     const cfg = memoryOrg(doc());
     const deps = memoryDeps(cfg);

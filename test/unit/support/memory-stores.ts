@@ -145,9 +145,11 @@ export class MemoryTransactions implements TransactionStore {
   private key(k: InterchangeKey): string {
     return [k.organizationId, k.senderQualifier, k.senderExtid, k.interchangeControlNumber, k.usageClass].join('|');
   }
-  async sighting(key: InterchangeKey, s: InterchangeSighting): Promise<void> {
-    const k = this.key(key);
-    this.seen.set(k, [...(this.seen.get(k) ?? []).filter((x) => !(x.traceGuid === s.traceGuid && x.interchangeIndex === s.interchangeIndex)), s]);
+  async recordSightings(sightings: readonly { readonly key: InterchangeKey; readonly sighting: InterchangeSighting }[]): Promise<void> {
+    for (const { key, sighting: s } of sightings) {
+      const k = this.key(key);
+      this.seen.set(k, [...(this.seen.get(k) ?? []).filter((x) => !(x.traceGuid === s.traceGuid && x.interchangeIndex === s.interchangeIndex)), s]);
+    }
   }
   async sightings(key: InterchangeKey): Promise<InterchangeSighting[]> {
     return [...(this.seen.get(this.key(key)) ?? [])].sort((a, b) => a.createdAt - b.createdAt);
