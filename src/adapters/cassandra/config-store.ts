@@ -11,6 +11,7 @@ import type { ConfigAdminStore, ConfigReadStore } from '../../domain/config-port
 import type { ImplementationRecord, MappingVersionRecord, OrgConfigState, SecretRecord } from '../../domain/configuration.ts';
 import type { SecretKeyring } from '../../domain/secret-envelope.ts';
 import { guardStore } from './guard.ts';
+import { coalescedReads, readIn } from './grouped.ts';
 import { SecretKeyRegistry, storedOf } from './secret-store.ts';
 
 const TABLE: Record<RecordKind, string> = {
@@ -39,29 +40,41 @@ function selectOf(kind: RecordKind): string {
 }
 
 export class CassandraConfigReadStore implements ConfigReadStore {
+  // The lookups of requests and items handled side by side go together (grouped.ts): one read
+  // per organization and kind for the records asked for in one turn of the event loop. Rows are
+  // shared; each caller decodes its own records.
+  private readonly rowsById = coalescedReads<Row>(async (group, ids) => {
+    const { org, kind } = JSON.parse(group) as { org: string; kind: RecordKind };
+    const out = new Map<string, Row>();
+    for (const r of await readIn(this.client, `${selectOf(kind).replace('SELECT ', 'SELECT id, ')} ${TABLE[kind]} WHERE org_id = ? AND id IN ?`, [org], ids)) out.set(String(r.get('id')), r);
+    return out;
+  });
+  private readonly allRows = coalescedReads<Row[]>(async (group) => {
+    const { org, kind } = JSON.parse(group) as { org: string; kind: RecordKind };
+    const rs = await this.client.execute(`${selectOf(kind)} ${TABLE[kind]} WHERE org_id = ?`, [org], { prepare: true, fetchSize: 5000 });
+    return new Map([['', rs.rows]]);
+  });
+  private readonly partnerIds = coalescedReads<string>(async (org, keys) => {
+    const out = new Map<string, string>();
+    for (const r of await readIn(this.client, 'SELECT key_lower, partner_id FROM config_partner_keys WHERE org_id = ? AND key_lower IN ?', [org], keys)) out.set(String(r.get('key_lower')), String(r.get('partner_id')));
+    return out;
+  });
+
   constructor(private readonly client: Client) {}
 
   list<K extends RecordKind>(organizationId: string, kind: K): Promise<RecordByKind[K][]> {
-    return guardStore(`list ${kind}`, async () => {
-      const rs = await this.client.execute(`${selectOf(kind)} ${TABLE[kind]} WHERE org_id = ?`, [organizationId], { prepare: true, fetchSize: 5000 });
-      return rs.rows.map((r) => decode(kind, r));
-    });
+    return guardStore(`list ${kind}`, async () => ((await this.allRows(JSON.stringify({ org: organizationId, kind }), '')) ?? []).map((r) => decode(kind, r)));
   }
 
   get<K extends RecordKind>(organizationId: string, kind: K, id: string): Promise<RecordByKind[K] | null> {
     return guardStore(`get ${kind}`, async () => {
-      const rs = await this.client.execute(`${selectOf(kind)} ${TABLE[kind]} WHERE org_id = ? AND id = ?`, [organizationId, id], { prepare: true });
-      const row = rs.first();
+      const row = await this.rowsById(JSON.stringify({ org: organizationId, kind }), id);
       return row ? decode(kind, row) : null;
     });
   }
 
   partnerIdByKey(organizationId: string, key: string): Promise<string | null> {
-    return guardStore('partner key lookup', async () => {
-      const rs = await this.client.execute('SELECT partner_id FROM config_partner_keys WHERE org_id = ? AND key_lower = ?', [organizationId, key.toLowerCase()], { prepare: true });
-      const row = rs.first();
-      return row ? String(row.get('partner_id')) : null;
-    });
+    return guardStore('partner key lookup', async () => (await this.partnerIds(organizationId, key.toLowerCase())) ?? null);
   }
 
   mappingVersions(organizationId: string, mappingId: string): Promise<MappingVersionRecord[]> {

@@ -178,7 +178,8 @@ export async function readIn(client: Client, query: string, fixed: readonly unkn
  */
 export function coalescedReads<V>(load: (group: string, keys: readonly string[]) => Promise<ReadonlyMap<string, V>>, chunk = 100): (group: string, key: string) => Promise<V | undefined> {
   type Waiter = { resolve(v: V | undefined): void; reject(err: unknown): void };
-  let pending = new Map<string, Map<string, Waiter[]>>();
+  type Pending = Map<string, Map<string, Waiter[]>>;
+  let pending: Pending = new Map();
   let scheduled = false;
   const run = async (group: string, keys: Map<string, Waiter[]>): Promise<void> => {
     const all = [...keys.keys()];
@@ -201,7 +202,7 @@ export function coalescedReads<V>(load: (group: string, keys: readonly string[])
   return (group, key) =>
     new Promise<V | undefined>((resolve, reject) => {
       let keys = pending.get(group);
-      if (!keys) pending.set(group, (keys = new Map()));
+      if (!keys) pending.set(group, (keys = new Map<string, Waiter[]>()));
       let waiters = keys.get(key);
       if (!waiters) keys.set(key, (waiters = []));
       waiters.push({ resolve, reject });

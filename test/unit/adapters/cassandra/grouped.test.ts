@@ -69,9 +69,9 @@ describe('valueBytes', () => {
 describe('coalescedReads', () => {
   const recorder = () => {
     const calls: { group: string; keys: string[] }[] = [];
-    const read = coalescedReads<string>(async (group, keys) => {
+    const read = coalescedReads<string>((group, keys) => {
       calls.push({ group, keys: [...keys] });
-      return new Map(keys.filter((k) => !k.startsWith('missing')).map((k) => [k, `${group}:${k}`]));
+      return Promise.resolve(new Map(keys.filter((k) => !k.startsWith('missing')).map((k) => [k, `${group}:${k}`])));
     }, 3);
     return { calls, read };
   };
@@ -111,10 +111,10 @@ describe('coalescedReads', () => {
 
   it('fails the waiters of a failed call, and only those', async () => {
     let n = 0;
-    const read = coalescedReads<string>(async (_g, keys) => {
+    const read = coalescedReads<string>((_g, keys) => {
       n++;
-      if (keys.includes('bad')) throw new Error('store down');
-      return new Map(keys.map((k) => [k, k]));
+      if (keys.includes('bad')) return Promise.reject(new Error('store down'));
+      return Promise.resolve(new Map(keys.map((k) => [k, k])));
     }, 2);
     const out = await Promise.allSettled([read('g', 'bad'), read('g', 'x'), read('g', 'y')]);
     expect(out.map((o) => o.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
