@@ -4,7 +4,7 @@
  */
 import type { ApiKeyRecord, KeyKind } from './api-keys.ts';
 import type { ConfigChange, RecordByKind, RecordKind } from './config-plan.ts';
-import type { MappingVersionRecord, OrgConfigState, Organization } from './configuration.ts';
+import type { Direction, FlowRecord, MappingVersionRecord, OrgConfigState, Organization } from './configuration.ts';
 
 export interface OrganizationStore {
   createOrganization(org: Organization): Promise<void>;
@@ -24,6 +24,12 @@ export interface ConfigReadStore {
   list<K extends RecordKind>(organizationId: string, kind: K): Promise<RecordByKind[K][]>;
   get<K extends RecordKind>(organizationId: string, kind: K, id: string): Promise<RecordByKind[K] | null>;
   partnerIdByKey(organizationId: string, key: string): Promise<string | null>;
+  /**
+   * The partner's current flow in `direction` when it is active, else null: found from the
+   * flows' lookup fields, so only that flow's record is read whole (an organization with many
+   * partners holds many flows).
+   */
+  activeFlow(organizationId: string, partnerId: string, direction: Direction): Promise<FlowRecord | null>;
   /** Versions of a mapping, oldest first. */
   mappingVersions(organizationId: string, mappingId: string): Promise<MappingVersionRecord[]>;
   mappingVersion(organizationId: string, mappingId: string, versionNumber: number): Promise<MappingVersionRecord | null>;

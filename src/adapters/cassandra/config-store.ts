@@ -8,7 +8,7 @@
 import type { Client } from 'cassandra-driver';
 import type { ConfigChange, RecordByKind, RecordKind } from '../../domain/config-plan.ts';
 import type { ConfigAdminStore, ConfigReadStore } from '../../domain/config-ports.ts';
-import type { ImplementationRecord, MappingVersionRecord, OrgConfigState, SecretRecord } from '../../domain/configuration.ts';
+import type { Direction, FlowRecord, ImplementationRecord, MappingVersionRecord, OrgConfigState, SecretRecord } from '../../domain/configuration.ts';
 import type { SecretKeyring } from '../../domain/secret-envelope.ts';
 import { guardStore } from './guard.ts';
 import { coalescedReads, readIn } from './grouped.ts';
@@ -60,7 +60,25 @@ export class CassandraConfigReadStore implements ConfigReadStore {
     return out;
   });
 
+  /** The lookup fields of an organization's flows (no bodies), read once a turn. */
+  private readonly flowKeys = coalescedReads<Row[]>(async (org) => {
+    const rs = await this.client.execute('SELECT id, partner_id, direction, status, is_current FROM config_flows WHERE org_id = ?', [org], { prepare: true, fetchSize: 5000 });
+    return new Map([['', rs.rows]]);
+  });
+
   constructor(private readonly client: Client) {}
+
+  activeFlow(organizationId: string, partnerId: string, direction: Direction): Promise<FlowRecord | null> {
+    return guardStore('current flow lookup', async () => {
+      const rows = (await this.flowKeys(organizationId, '')) ?? [];
+      const key = rows.find((r) => r.get('partner_id') === partnerId && r.get('direction') === direction && r.get('is_current') === true && r.get('status') === 'active');
+      if (!key) return null;
+      const flow = await this.get(organizationId, 'flow', String(key.get('id')));
+      // a flow rebuilt between the two reads: the current one, from every record
+      if (flow?.current && flow.status === 'active' && flow.partnerId === partnerId && flow.direction === direction) return flow;
+      return (await this.list(organizationId, 'flow')).find((f) => f.partnerId === partnerId && f.direction === direction && f.current && f.status === 'active') ?? null;
+    });
+  }
 
   list<K extends RecordKind>(organizationId: string, kind: K): Promise<RecordByKind[K][]> {
     return guardStore(`list ${kind}`, async () => ((await this.allRows(JSON.stringify({ org: organizationId, kind }), '')) ?? []).map((r) => decode(kind, r)));

@@ -174,9 +174,8 @@ async function partnerOf(store: ConfigReadStore, org: string, key: string): Prom
   return partner;
 }
 
-async function currentFlow(store: ConfigReadStore, org: string, partner: PartnerRecord, direction: 'inbound' | 'outbound'): Promise<FlowRecord | null> {
-  const flows = await store.list(org, 'flow');
-  return flows.find((f) => f.partnerId === partner.id && f.direction === direction && f.current && f.status === 'active') ?? null;
+function currentFlow(store: ConfigReadStore, org: string, partner: PartnerRecord, direction: 'inbound' | 'outbound'): Promise<FlowRecord | null> {
+  return store.activeFlow(org, partner.id, direction);
 }
 
 /** Streams the request body: yields `head` first, then the rest, failing past `max` bytes. */

@@ -4,7 +4,7 @@ import type { ApiKeyRecord } from '../../../../src/domain/api-keys.ts';
 import { generateApiKey, hashApiKey, keyPrefix, type KeyKind } from '../../../../src/domain/api-keys.ts';
 import type { ConfigReadStore, OrganizationStore, RateLimitStore } from '../../../../src/domain/config-ports.ts';
 import type { RecordByKind, RecordKind } from '../../../../src/domain/config-plan.ts';
-import type { OrgConfigState, Organization } from '../../../../src/domain/configuration.ts';
+import type { Direction, OrgConfigState, Organization } from '../../../../src/domain/configuration.ts';
 import { newId } from '../../../../src/domain/ids.ts';
 
 export class FakeOrgs implements OrganizationStore {
@@ -64,6 +64,9 @@ export class FakeConfig implements ConfigReadStore {
   }
   async get<K extends RecordKind>(org: string, kind: K, id: string) {
     return (await this.list(org, kind)).find((r) => r.id === id) ?? null;
+  }
+  async activeFlow(org: string, partnerId: string, direction: Direction) {
+    return (await this.list(org, 'flow')).find((f) => f.partnerId === partnerId && f.direction === direction && f.current && f.status === 'active') ?? null;
   }
   async partnerIdByKey(org: string, key: string) {
     return this.states.get(org)?.partners.find((p) => p.key.toLowerCase() === key.toLowerCase())?.id ?? null;
