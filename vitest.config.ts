@@ -7,9 +7,28 @@ if (!['unit', 'integration', 'all', 'chaos'].includes(mode)) {
   throw new Error(`TEST_MODE must be unit, integration, all or chaos, got "${mode}"`);
 }
 
+// Unit files share one module graph per worker (no isolation): each file re-importing the
+// service's modules and their libraries (ajv, kafkajs, cassandra-driver, pkijs, koa, the MCP SDK)
+// cost more than the tests themselves. So a unit file must leave the process as it found it
+// (environment, globals, module-level state); test/unit/support/leaks.ts fails a file that leaves
+// the environment changed. Threads start faster than forked processes. A file that measures the
+// process's own memory runs alone in a fresh process (project unit-alone): another file's
+// garbage in the same heap would be counted as its own.
+const unitAlone = ['test/unit/x12/stream.test.ts'];
 const unit = {
   extends: true as const,
-  test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/issues/**/*.test.ts'] },
+  test: {
+    name: 'unit',
+    include: ['test/unit/**/*.test.ts', 'test/issues/**/*.test.ts'],
+    exclude: unitAlone,
+    setupFiles: ['test/unit/support/leaks.ts'],
+    isolate: false,
+    pool: 'threads' as const,
+  },
+};
+const unitIsolated = {
+  extends: true as const,
+  test: { name: 'unit-alone', include: unitAlone, isolate: true, pool: 'forks' as const },
 };
 // Integration files wait on the services far more than they compute (consumer groups joining,
 // retries, polls), so two of them run at once even on two cores; every file isolates itself (own
@@ -42,7 +61,7 @@ const chaos = {
 
 export default defineConfig({
   test: {
-    projects: mode === 'unit' ? [unit] : mode === 'integration' ? [integration] : mode === 'chaos' ? [chaos] : [unit, integration],
+    projects: mode === 'unit' ? [unit, unitIsolated] : mode === 'integration' ? [integration] : mode === 'chaos' ? [chaos] : [unit, unitIsolated, integration],
     reporters: ['default'],
   },
 });

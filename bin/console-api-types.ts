@@ -12,6 +12,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type Router from '@koa/router';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { createPlatformRouter, type PlatformDeps } from '../src/http/platform/router.ts';
 import { openApiDocument } from '../src/http/platform/openapi.ts';
@@ -29,13 +30,13 @@ const HEADER = `/**
 `;
 
 /**
- * The whole document, as the api role serves it: every endpoint module registers (and so
- * documents) its operations when its routes are registered, which needs no store, so the routers
- * are built over stores that are never called.
+ * The platform router as the api role builds it: every endpoint module registers (and so
+ * documents) its operations when its routes are registered, which needs no store, so the router
+ * is built over stores that are never called.
  */
-function wholeDocument(): OpenAPI3 {
+export function wholeRouter(): Router {
   const never = new Proxy({}, { get: () => () => Promise.reject(new Error('not a running service')) });
-  createPlatformRouter({
+  return createPlatformRouter({
     api: { cursorSecret: 'unused', rateLimitPerMinute: 1, replayRateLimitPerMinute: 1, publicUrl: 'http://127.0.0.1:8080' },
     keys: never as PlatformDeps['keys'],
     rateLimits: never as PlatformDeps['rateLimits'],
@@ -45,13 +46,12 @@ function wholeDocument(): OpenAPI3 {
     submissions: never as NonNullable<PlatformDeps['submissions']>,
     replays: never as NonNullable<PlatformDeps['replays']>,
     records: never as NonNullable<PlatformDeps['records']>,
-  });
-  return openApiDocument('http://127.0.0.1:8080') as unknown as OpenAPI3;
+  }).router;
 }
 
-/** The text of console/src/api-schema.ts for the API as it is. */
-export async function consoleApiTypes(): Promise<string> {
-  const ast = await openapiTS(wholeDocument(), { immutable: true, alphabetize: true, emptyObjectsUnknown: true });
+/** The text of console/src/api-schema.ts for the API `router` documents (the api role's by default). */
+export async function consoleApiTypes(router: Router = wholeRouter()): Promise<string> {
+  const ast = await openapiTS(openApiDocument(router, 'http://127.0.0.1:8080') as unknown as OpenAPI3, { immutable: true, alphabetize: true, emptyObjectsUnknown: true });
   return HEADER + astToString(ast);
 }
 

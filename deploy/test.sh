@@ -9,18 +9,18 @@ cd "$(dirname "$0")/.."
 
 results=$(mktemp -d)
 trap 'rm -rf "$results"' EXIT
-failed=()
-times=()
-step() { # step NAME CMD...
-  local name=$1 t0=$SECONDS; shift
+order=() # the steps, in the order of the time table; each writes "$results/step.NAME"
+step() { # step NAME CMD...: runs CMD, prints and records its status and seconds
+  local name=$1 t0=$SECONDS rc=0; shift
+  order+=("$name")
   echo "==> $name" >&2
-  if "$@"; then
+  "$@" || rc=$?
+  if [ "$rc" = 0 ]; then
     echo "==> $name: ok ($((SECONDS - t0)) s)" >&2
-    times+=("$name ok $((SECONDS - t0))")
+    echo "ok $((SECONDS - t0))" >"$results/step.$name"
   else
     echo "==> $name: FAILED ($((SECONDS - t0)) s)" >&2
-    times+=("$name FAILED $((SECONDS - t0))")
-    failed+=("$name")
+    echo "FAILED $((SECONDS - t0))" >"$results/step.$name"
   fi
 }
 t_all=$SECONDS
@@ -41,10 +41,19 @@ stack_t0=$SECONDS
 ( bash deploy/stack.sh start >"$results/stack.log" 2>&1; echo $? >"$results/stack.rc"; echo $SECONDS >"$results/stack.end" ) &
 stack_pid=$!
 
-step typecheck npx tsc -p tsconfig.json --noEmit
-step typecheck-console npx tsc -p console/tsconfig.json --noEmit
-step lint npx eslint --max-warnings 0 .
+# Type-check and lint (one process each, one core each) run in the background, one after the
+# other, while the unit tests run; their output follows the unit tests'.
+order+=(typecheck typecheck-console lint)
+checks() {
+  step typecheck npx tsc -p tsconfig.json --noEmit
+  step typecheck-console npx tsc -p console/tsconfig.json --noEmit
+  step lint npx eslint --max-warnings 0 .
+}
+checks >"$results/checks.log" 2>&1 &
+checks_pid=$!
 step unit env TEST_MODE=unit npx vitest run --reporter=default --reporter=json --outputFile.json="$results/unit.json"
+wait "$checks_pid"
+cat "$results/checks.log" >&2
 
 wait_t0=$SECONDS
 echo "==> stack (started in the background)" >&2
@@ -54,23 +63,25 @@ stack_rc=$(cat "$results/stack.rc" 2>/dev/null || echo 1)
 stack_s=$(( $(cat "$results/stack.end" 2>/dev/null || echo $SECONDS) - stack_t0 ))
 if [ "$stack_rc" = 0 ]; then
   echo "==> stack: ok ($stack_s s, $((SECONDS - wait_t0)) s of it after the unit tests)" >&2
-  times+=("stack ok $stack_s ($((SECONDS - wait_t0)) s waited)")
+  order+=(stack); echo "ok $stack_s ($((SECONDS - wait_t0)) s waited)" >"$results/step.stack"
   export_stack_env
   step integration env TEST_MODE=integration npx vitest run --reporter=default --reporter=json --outputFile.json="$results/integration.json"
 else
   echo "==> stack: FAILED ($stack_s s)" >&2
-  times+=("stack FAILED $stack_s")
-  failed+=(stack)
+  order+=(stack); echo "FAILED $stack_s" >"$results/step.stack"
 fi
 
-# Each step's time (the stack's overlaps type-check, lint and unit tests).
+# Each step's time (the stack's overlaps type-check, lint and unit tests; type-check and lint
+# overlap the unit tests).
+failed=()
 {
-  echo "step         status  seconds"
-  for t in "${times[@]}"; do
-    read -r name status secs rest <<<"$t"
-    printf '%-12s %-7s %7s %s\n' "$name" "$status" "$secs" "$rest"
+  echo "step              status  seconds"
+  for name in "${order[@]}"; do
+    read -r status secs rest 2>/dev/null <"$results/step.$name" || { status=FAILED secs=?; rest=; }
+    [ "$status" = ok ] || failed+=("$name")
+    printf '%-17s %-7s %7s %s\n' "$name" "$status" "$secs" "$rest"
   done
-  printf '%-12s %-7s %7s\n' total "" "$((SECONDS - t_all))"
+  printf '%-17s %-7s %7s\n' total "" "$((SECONDS - t_all))"
 } >&2
 
 # One closing line with the counts of both vitest runs.

@@ -93,5 +93,5 @@ export function registerMcpRoute(router: Router, reader: RecordsReader, version:
     ctx.respond = false;
     await transport.handleRequest(ctx.req, ctx.res, parsed);
   });
-  documentOperation(mcpOperation);
+  documentOperation(router, mcpOperation);
 }

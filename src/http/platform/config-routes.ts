@@ -51,7 +51,7 @@ export function registerConfigRoutes(router: Router, deps: ConfigRouteDeps): voi
     ctx.body = { [arrayName]: page.items.map(present), pagination: page.pagination };
   }
 
-  for (const op of Object.values(ops)) documentOperation(op, configSchemas);
+  for (const op of Object.values(ops)) documentOperation(router, op, configSchemas);
 
   // --- connections ---
   router.get('/platform/connections', access, async (ctx) => {

@@ -1,10 +1,12 @@
 /**
  * The OpenAPI 3.1 document served at GET /platform/openapi.json, rendered from the operation
  * definitions (operation.ts) that the routes also validate their requests with. Each module
- * registers the operations it serves with `documentOperation` when it registers their routes;
+ * registers the operations it serves with `documentOperation` on the router it registers their
+ * routes on, so a router's document names its own routes and no other router's;
  * test/unit/http/platform/openapi.test.ts fails when a registered route is not documented or a
  * documented one is not registered.
  */
+import type Router from '@koa/router';
 import { defineOperation, type Json, type Operation, type ParamDef } from './operation.ts';
 
 /** `$ref` to a component schema. */
@@ -19,7 +21,8 @@ export const rateLimitedResponse = (description: string): Json => ({ ...errorRes
 /** A JSON response. */
 export const jsonResponse = (description: string, schema: Json): Json => ({ description, content: { 'application/json': { schema } } });
 
-const schemas: Record<string, Json> = {
+/** Component schemas every document carries. */
+const baseSchemas: Record<string, Json> = {
   Error: {
     type: 'object',
     properties: {
@@ -44,10 +47,18 @@ const schemas: Record<string, Json> = {
   },
 };
 
-const paths: Record<string, Json> = {};
+/** The paths and component schemas documented on each router. */
+const documented = new WeakMap<Router, { paths: Record<string, Json>; schemas: Record<string, Json> }>();
 
-/** Adds an operation (and the component schemas it refers to) to the document. */
-export function documentOperation(op: Operation<readonly ParamDef[]>, componentSchemas: Record<string, Json> = {}): void {
+function entries(router: Router): { paths: Record<string, Json>; schemas: Record<string, Json> } {
+  let e = documented.get(router);
+  if (!e) documented.set(router, (e = { paths: {}, schemas: { ...baseSchemas } }));
+  return e;
+}
+
+/** Adds an operation that `router` serves (and the component schemas it refers to) to the router's document. */
+export function documentOperation(router: Router, op: Operation<readonly ParamDef[]>, componentSchemas: Record<string, Json> = {}): void {
+  const { paths, schemas } = entries(router);
   paths[op.path] = { ...(paths[op.path] ?? {}), [op.method]: op.openapi() };
   Object.assign(schemas, componentSchemas);
 }
@@ -66,8 +77,9 @@ export const openApiOperation = defineOperation({
   },
 });
 
-/** The whole document. `serverUrl` is config.api.publicUrl. */
-export function openApiDocument(serverUrl: string): Json {
+/** The document of the operations `router` serves. `serverUrl` is config.api.publicUrl. */
+export function openApiDocument(router: Router, serverUrl: string): Json {
+  const { paths, schemas } = entries(router);
   return {
     openapi: '3.1.0',
     info: {

@@ -79,5 +79,5 @@ export function registerRecordRoutes(router: Router, reader: RecordsReader): voi
   router.get('/platform/traces/:guid', requireAccess('traces'), async (ctx) => {
     ctx.body = await reader.trace(caller(ctx), ctx.params['guid'] ?? '');
   });
-  for (const op of Object.values(recordOperations)) documentOperation(op, recordSchemas);
+  for (const op of Object.values(recordOperations)) documentOperation(router, op, recordSchemas);
 }

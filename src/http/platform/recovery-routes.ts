@@ -143,6 +143,6 @@ export function registerRecoveryRoutes(router: Router, deps: RecoveryRouteDeps):
     if (!run) throw errors.notFound('recovery', `No recovery run with id "${id}" (runs are kept 14 days).`);
     ctx.body = recoveryView(run, now());
   });
-  documentOperation(recoveryOperations.start, { Recovery: RECOVERY });
-  documentOperation(recoveryOperations.show);
+  documentOperation(router, recoveryOperations.start, { Recovery: RECOVERY });
+  documentOperation(router, recoveryOperations.show);
 }

@@ -124,6 +124,6 @@ export function registerReplayRoutes(router: Router, deps: ReplayRouteDeps): voi
   router.post('/platform/edi_transactions/:id/resend', requireAccess('replay'), deps.replayRateLimit, route('resend'));
   router.post('/platform/edi_transactions/:id/redeliver', requireAccess('replay'), deps.replayRateLimit, route('redeliver'));
 
-  documentOperation(replayOperations.resend, { ReplayAccepted: REPLAY_ACCEPTED });
-  documentOperation(replayOperations.redeliver);
+  documentOperation(router, replayOperations.resend, { ReplayAccepted: REPLAY_ACCEPTED });
+  documentOperation(router, replayOperations.redeliver);
 }

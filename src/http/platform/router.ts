@@ -1,7 +1,7 @@
 /**
  * The /platform router: every endpoint authenticates the key, counts against the key's shared
  * per-minute budget, then checks the key kind for its endpoint group. Other endpoint modules
- * register their routes on the router this returns (and document them with `documentOperation`).
+ * register their routes on the router this returns (and document them on it with `documentOperation`).
  */
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
@@ -54,9 +54,9 @@ export function createPlatformRouter(deps: PlatformDeps): PlatformRouter {
   const cursors = new CursorCodec(deps.api.cursorSecret);
   router.use('/platform', authenticate({ keys: deps.keys, logger: deps.logger, cacheMs: deps.keyCacheMs ?? 0 }), rateLimit({ store: deps.rateLimits, scope: 'platform', perMinute: deps.api.rateLimitPerMinute }));
   router.get('/platform/openapi.json', requireAccess('documentation'), (ctx) => {
-    ctx.body = openApiDocument(deps.api.publicUrl);
+    ctx.body = openApiDocument(router, deps.api.publicUrl);
   });
-  documentOperation(openApiOperation);
+  documentOperation(router, openApiOperation);
   const replayRateLimit = rateLimit({ store: deps.rateLimits, scope: 'replay', perMinute: deps.api.replayRateLimitPerMinute });
   if (deps.submissions) registerSubmissionRoutes(router, { ...deps.submissions, store: deps.configStore });
   if (deps.replays) registerReplayRoutes(router, { ...deps.replays, replayRateLimit });

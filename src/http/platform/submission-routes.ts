@@ -299,7 +299,7 @@ export function registerSubmissionRoutes(router: Router, deps: SubmissionDeps): 
     await accept(ctx, deps, idem && { ...idem, fingerprint: idem.fingerprint(bodyHash.digest('hex')) }, org, traceGuid, work, answer, at, now);
   });
 
-  documentOperation(submissionOperations.edi, { Accepted: ACCEPTED });
+  documentOperation(router, submissionOperations.edi, { Accepted: ACCEPTED });
 }
 
 /** The whole body, refusing more than `max` bytes. */
@@ -435,7 +435,7 @@ function registerDocumentRoute(router: Router, deps: SubmissionDeps, now: () => 
     await accept(ctx, deps, idem && fingerprint ? { ...idem, fingerprint } : null, org, traceGuid, work, answer, at, now);
   });
 
-  documentOperation(submissionOperations.documents);
+  documentOperation(router, submissionOperations.documents);
 }
 
 // --- Idempotency-Key (an extension: docs/api.md, "Extensions") --------------------------------

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configCommand } from '../../../../src/cli/commands/config.ts';
 import { demoEnv } from '../../../support/demo-config.ts';
 
@@ -34,8 +34,18 @@ const DEMO_ENV = { SFTP_USERNAME: 'demo-user', DEMO_AS2_PRIVATE_KEY_PATH, DEMO_A
 const AS2_READY = 'connection gadget-as2: AS2 setup ready\n';
 
 describe('tdx config check', () => {
+  // the command reads the environment of this process; what it sets is taken back afterwards, so
+  // the files that run after this one in the same worker see the environment they started with
+  const added: string[] = [];
   beforeAll(() => {
-    for (const [k, v] of Object.entries(DEMO_ENV)) process.env[k] ??= v;
+    for (const [k, v] of Object.entries(DEMO_ENV)) {
+      if (process.env[k] !== undefined) continue;
+      process.env[k] = v;
+      added.push(k);
+    }
+  });
+  afterAll(() => {
+    for (const k of added) delete process.env[k];
   });
 
   it('runs the demo mappings and finds nothing to warn about', { timeout: 30_000 }, async () => {

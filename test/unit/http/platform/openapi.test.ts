@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness } from './harness.ts';
 import { openApiDocument } from '../../../../src/http/platform/openapi.ts';
+import { wholeRouter } from '../../../../bin/console-api-types.ts';
 
 let h: Awaited<ReturnType<typeof startHarness>>;
 beforeAll(async () => {
@@ -19,8 +20,8 @@ function registered(): string[] {
   return [...out].sort();
 }
 
-function documented(): string[] {
-  const doc = openApiDocument('http://x') as { paths: Record<string, Record<string, unknown>> };
+function documented(router = h.platform.router): string[] {
+  const doc = openApiDocument(router, 'http://x') as { paths: Record<string, Record<string, unknown>> };
   const out: string[] = [];
   for (const [path, ops] of Object.entries(doc.paths)) for (const m of Object.keys(ops)) out.push(`${m.toUpperCase()} ${path}`);
   return out.sort();
@@ -29,6 +30,16 @@ function documented(): string[] {
 describe('GET /platform/openapi.json', () => {
   it('documents every registered route, and every documented route is registered', () => {
     expect(registered().length).toBeGreaterThan(20);
+    expect(documented()).toEqual(registered());
+  });
+
+  it('of one router names none of the routes another router of the same process serves', () => {
+    // the api role's router also serves the records, submission and replay endpoints; the
+    // harness's serves configuration only
+    const whole = documented(wholeRouter());
+    expect(whole).toContain('GET /platform/edi_transactions');
+    expect(whole).toContain('POST /platform/mcp');
+    expect(documented()).not.toContain('GET /platform/edi_transactions');
     expect(documented()).toEqual(registered());
   });
 

@@ -3,6 +3,7 @@
  * the same parameter schemas. These tests hold the served document against the validation
  * value by value, and pin the contract's messages for each kind of refusal.
  */
+import type Router from '@koa/router';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
@@ -38,9 +39,10 @@ const operations: Operation<readonly ParamDef[]>[] = [...Object.values(recordOpe
 const SAMPLES = ['', 'x', 'ACME', '0', '1', '50', '100', '101', '-1', '1.5', 'true', 'false', 'inbound', 'outbound', 'error', 'success', 'delivered', 'acknowledged', 'markdown', 'info', 'debug', '850', '85', 'a.0.b', 'a..b', '.a', '2026-03-01T10:00:00Z', '2026-03-01', '2026-03-01 10:00:00+05', 'yesterday', 'eyJ2IjoxfQ.c2ln', 'not a cursor', 'x'.repeat(3000)];
 
 describe('the served document and the query validation', () => {
+  let router: Router;
   beforeAll(() => {
-    // a router serving every operation registers them all in the document
-    createPlatformRouter({
+    // a router serving every operation registers them all in its document
+    router = createPlatformRouter({
       api: { cursorSecret: 'unit', rateLimitPerMinute: 100, replayRateLimitPerMinute: 10, publicUrl: 'http://x' },
       keys: new FakeOrgs(),
       rateLimits: new FakeRateLimits(),
@@ -56,11 +58,11 @@ describe('the served document and the query validation', () => {
         config: { get: () => Promise.resolve(null) },
         settings: { feedVisibilityLagMs: 0, logVisibilityLagMs: 0, resultsStatusScanLimit: 500 },
       },
-    });
+    }).router;
   });
 
   it('agree on every query parameter of every operation, value by value', () => {
-    const doc = openApiDocument('http://x') as { paths: Record<string, Record<string, { parameters?: { name: string; in: string; required: boolean; schema: Record<string, unknown> }[] }>> };
+    const doc = openApiDocument(router, 'http://x') as { paths: Record<string, Record<string, { parameters?: { name: string; in: string; required: boolean; schema: Record<string, unknown> }[] }>> };
     const ajv = new Ajv2020({ strict: false });
     addFormats(ajv, ['date-time', 'date']);
     let compared = 0;
@@ -92,7 +94,7 @@ describe('the served document and the query validation', () => {
   });
 
   it('documents the cursor as opaque and says arbitrary strings are refused', () => {
-    const doc = openApiDocument('http://x') as { paths: Record<string, Record<string, { parameters?: { name: string; description: string }[] }>>; components: { schemas: { Pagination: { properties: { nextCursor: { description: string } } } } } };
+    const doc = openApiDocument(router, 'http://x') as { paths: Record<string, Record<string, { parameters?: { name: string; description: string }[] }>>; components: { schemas: { Pagination: { properties: { nextCursor: { description: string } } } } } };
     const cursors = Object.values(doc.paths).flatMap((ops) => Object.values(ops).flatMap((o) => (o.parameters ?? []).filter((p) => p.name === 'cursor')));
     expect(cursors.length).toBeGreaterThan(10);
     for (const c of cursors) expect(c.description).toMatch(/Opaque.*any other string, however well formed, is refused with 400 invalid_parameter/s);

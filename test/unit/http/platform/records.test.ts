@@ -379,7 +379,7 @@ describe('OpenAPI of a router serving the records endpoints', () => {
     }).router;
     const registered = new Set<string>();
     for (const layer of router.stack) for (const m of layer.methods.filter((x) => x !== 'HEAD')) registered.add(`${m} ${String(layer.path).replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`);
-    const doc = openApiDocument('http://x') as { paths: Record<string, Record<string, unknown>> };
+    const doc = openApiDocument(router, 'http://x') as { paths: Record<string, Record<string, unknown>> };
     const documented = new Set(Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)));
     for (const r of ['GET /platform/edi_transactions', 'GET /platform/results/{id}/payload', 'GET /platform/feed_entries', 'GET /platform/traces/{guid}', 'POST /platform/mcp']) expect(registered).toContain(r);
     expect([...registered].filter((r) => !documented.has(r))).toEqual([]);
