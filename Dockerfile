@@ -14,33 +14,35 @@
 # commands, in this order) and runs the result: keep RUN commands relative to WORKDIR.
 ARG NODE_IMAGE=node:24-bookworm-slim
 
-# 1. Build: the dependencies the build needs (TypeScript, and esbuild with its platform binary
-#    for the operator console), then src/ compiled to dist/ and the console built into
-#    dist/console. `npm ci` runs no scripts
+# 1. Dependencies: one `npm ci` of every package (TypeScript, esbuild with its platform binary
+#    for the operator console, and the production ones), used by the build and, pruned to the
+#    production packages, by the images: one install instead of two. `npm ci` runs no scripts
 #    (the package's `prepare` would build before the sources are here); the build is its own
 #    step. --prefer-offline: npm's cache, when there is one, is used without revalidation.
-FROM ${NODE_IMAGE} AS build
+FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --prefer-offline --no-audit --no-fund
+
+# 2. Build: src/ compiled to dist/ and the console built into dist/console.
+FROM deps AS build
 COPY tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY src ./src
 COPY console ./console
 RUN node bin/build.mjs && test -s dist/.built && test -f dist/cli/tdx.js
 
-# 2. Production dependencies (no install scripts: ssh2's optional native crypto falls back to
-#    its JavaScript implementation, as it does wherever no compiler is installed).
-FROM ${NODE_IMAGE} AS deps-embedded
-WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --prefer-offline --no-audit --no-fund
+# 3. Production dependencies: the install without its dev packages (no install scripts: ssh2's
+#    optional native crypto falls back to its JavaScript implementation, as it does wherever no
+#    compiler is installed).
+FROM deps AS deps-embedded
+RUN npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
 # ... and the same without chDB (the engine is loaded only when CLICKHOUSE_URL is unset).
 FROM deps-embedded AS deps-server
 RUN rm -rf node_modules/chdb node_modules/@chdb
 
-# 3. The runtime: the compiled code, the files it reads (topic and schema definitions) and the
+# 4. The runtime: the compiled code, the files it reads (topic and schema definitions) and the
 #    entry point. Data (the embedded engine's, when used) goes to the node user's home.
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \

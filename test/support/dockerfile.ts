@@ -1,7 +1,9 @@
 /**
  * Performs a Dockerfile's build where no container engine or registry is reachable: each stage
  * in its own folder under a scratch folder, its instructions in the file's order. COPY copies
- * (from the build context, honouring .dockerignore, or from an earlier stage's folder), RUN runs
+ * (from the build context, honouring .dockerignore, or from an earlier stage's folder, the latter
+ * and `FROM <stage>` with the system's `cp -a`: node_modules folders of 600 MB took Node's
+ * recursive copy 11 s each on a loaded machine, `cp` about 1 s), RUN runs
  * its command through `sh -c` in the stage's WORKDIR with the stage's ENV, WORKDIR creates the
  * folder; `FROM <stage>` starts from a copy of that stage's folder; `FROM node:<major>-...`
  * starts empty, with the Node of this process standing for the image's (its major must match).
@@ -122,6 +124,8 @@ export interface BuildOptions {
   readonly baseEnv: Record<string, string>;
   /** Called before each instruction runs, for progress output. */
   readonly onStep?: (stage: string, ins: Instruction) => void;
+  /** Called once each instruction has run, with how long it took (ms). */
+  readonly onStepDone?: (stage: string, ins: Instruction, ms: number) => void;
   /** Build only this stage and the stages it needs (`docker build --target`); every stage by default. */
   readonly target?: string;
 }
@@ -135,6 +139,19 @@ export class DockerBuildError extends Error {
   ) {
     super(`stage ${stage}, Dockerfile line ${instruction.line}: ${instruction.keyword} ${instruction.args} failed:\n${output.slice(-3000)}`);
   }
+}
+
+/**
+ * A copy of a stage's file or folder, links, modes and times kept (what a layer holds), with the
+ * system's `cp -a`: a folder's contents go into `to`, which may exist.
+ */
+async function copyTree(from: string, to: string): Promise<void> {
+  const dir = statSync(from).isDirectory();
+  if (dir) mkdirSync(to, { recursive: true });
+  else mkdirSync(dirname(to), { recursive: true });
+  // `from/.`: the folder's contents (path.join would drop the `.`)
+  const r = await run(['cp', '-a', dir ? `${from}/.` : from, to], process.cwd(), { PATH: process.env['PATH'] ?? '/usr/bin:/bin' });
+  if (r.code !== 0) throw new Error(`cp -a ${from} ${to} failed (exit ${r.code}): ${r.output}`);
 }
 
 function run(argv: string[], cwd: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
@@ -192,7 +209,7 @@ export async function buildDockerfile(file: ParsedDockerfile, o: BuildOptions): 
     const parent = built.get(from);
     let s: { -readonly [K in keyof BuiltStage]: BuiltStage[K] };
     if (parent) {
-      await cp(parent.root, root, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+      await copyTree(parent.root, root);
       s = { ...parent, name: stage.name, root, env: { ...parent.env } };
     } else {
       const m = /^node:(\d+)(?:[.-]|$)/.exec(from);
@@ -204,6 +221,7 @@ export async function buildDockerfile(file: ParsedDockerfile, o: BuildOptions): 
     const inImage = (p: string): string => join(root, posix.resolve(s.workdir, p));
     for (const ins of stage.instructions) {
       o.onStep?.(stage.name, ins);
+      const began = Date.now();
       switch (ins.keyword) {
         case 'WORKDIR':
           s.workdir = posix.resolve(s.workdir, ins.args);
@@ -240,12 +258,16 @@ export async function buildDockerfile(file: ParsedDockerfile, o: BuildOptions): 
             if (!existsSync(from)) throw new DockerBuildError(stage.name, ins, `${src}: not found`);
             const isDir = statSync(from).isDirectory();
             const to = toDir && !isDir ? join(destPath, posix.basename(src)) : destPath;
+            if (fromStage) {
+              await copyTree(from, to);
+              continue;
+            }
             mkdirSync(isDir ? to : dirname(to), { recursive: true });
             await cp(from, to, {
               recursive: true,
               verbatimSymlinks: true,
               preserveTimestamps: true,
-              filter: fromStage ? undefined : (p) => !ignored(p.slice(o.context.length + 1)),
+              filter: (p) => !ignored(p.slice(o.context.length + 1)),
             });
           }
           break;
@@ -284,6 +306,7 @@ export async function buildDockerfile(file: ParsedDockerfile, o: BuildOptions): 
         default:
           throw new DockerBuildError(stage.name, ins, `${ins.keyword} is not supported here`);
       }
+      o.onStepDone?.(stage.name, ins, Date.now() - began);
     }
     built.set(stage.name, s);
   }

@@ -15,11 +15,13 @@ import type { HealthCheck } from './client.ts';
 export const COMPATIBILITY = 'BACKWARD';
 
 /**
- * Longest wait for one answer of the schema registry: a registry that stopped answering fails the
- * start, naming it, instead of holding it forever. Generous: a registry on a loaded machine has
- * taken more than 10 s to answer a lookup (seen in a CI run with two test files at once).
+ * Longest wait for one answer of the schema registry before the request is tried again (three
+ * tries in all, see `createSchemaRegistry`): a registry that stopped answering fails the start
+ * after about a minute, naming it, instead of holding it forever, and one answer that never
+ * came costs one wait instead of the start. A registry on a loaded machine has taken more than
+ * 10 s to answer a lookup (a CI run with two test files at once).
  */
-const REGISTRY_REQUEST_TIMEOUT_MS = 60_000;
+const REGISTRY_REQUEST_TIMEOUT_MS = 20_000;
 
 /**
  * A middleware of the registry client's HTTP library (mappersmith) that gives every request a
@@ -33,32 +35,68 @@ const requestTimeout = (ms: number) => () => ({
   },
 });
 
+/**
+ * The registry client. Every call it makes is safe to repeat (the lookups by id or by content,
+ * POST though the content lookup is, only read; registering a schema the subject holds answers
+ * its id), so every call is retried, twice, after an answer of 5xx, a reset or refused
+ * connection, or no answer within `timeoutMs`. The client library's retry (mappersmith's) would
+ * otherwise retry GET requests only, and on those neither a timeout: `tdx migrate`'s lookups and
+ * registrations and a role's schema resolution failed at the first lost answer.
+ */
 export function createSchemaRegistry(config: Config, timeoutMs = REGISTRY_REQUEST_TIMEOUT_MS): SchemaRegistry {
   type Args = ConstructorParameters<typeof SchemaRegistry>[0];
   const middleware = requestTimeout(timeoutMs) as unknown as NonNullable<Args['middlewares']>[number];
-  return new SchemaRegistry({ host: config.schemaRegistry.url, clientId: config.serviceName, retry: { retries: 2 }, middlewares: [middleware] });
+  const retry: NonNullable<Args['retry']> = {
+    retries: 2,
+    enableRetry: () => true,
+    validateRetry: (response) => response.status() >= 500 || response.error()?.name === 'TimeoutError',
+  };
+  return new SchemaRegistry({ host: config.schemaRegistry.url, clientId: config.serviceName, retry, middlewares: [middleware] });
 }
 
-async function registryFetch(baseUrl: string, path: string, init?: RequestInit): Promise<{ status: number; body: unknown }> {
-  let res: Response;
-  try {
-    res = await fetch(`${baseUrl.replace(/\/$/, '')}${path}`, {
-      ...init,
-      headers: { 'content-type': 'application/vnd.schemaregistry.v1+json', accept: 'application/json', ...init?.headers },
-      signal: AbortSignal.timeout(10_000),
-    });
-  } catch (err) {
-    throw new TdxError('broker_unavailable', `Schema registry at ${baseUrl} is unreachable.`, { cause: err });
+/**
+ * One call of the registry's REST API outside the client library (subject configuration, the
+ * health check). `tries` > 1: tried again, as the client's own calls are, after a 5xx answer or
+ * a failed or unanswered request (setting a subject's compatibility is safe to repeat).
+ */
+async function registryFetch(
+  baseUrl: string,
+  path: string,
+  init?: RequestInit,
+  { tries = 1, timeoutMs = 10_000 }: { tries?: number; timeoutMs?: number } = {},
+): Promise<{ status: number; body: unknown }> {
+  for (let attempt = 1; ; attempt++) {
+    let res: Response;
+    try {
+      res = await fetch(`${baseUrl.replace(/\/$/, '')}${path}`, {
+        ...init,
+        headers: { 'content-type': 'application/vnd.schemaregistry.v1+json', accept: 'application/json', ...init?.headers },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (err) {
+      if (attempt < tries) {
+        await pause(attempt);
+        continue;
+      }
+      throw new TdxError('broker_unavailable', `Schema registry at ${baseUrl} is unreachable.`, { cause: err });
+    }
+    const text = await res.text();
+    if (res.status >= 500 && attempt < tries) {
+      await pause(attempt);
+      continue;
+    }
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      /* keep the text */
+    }
+    return { status: res.status, body };
   }
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = text ? JSON.parse(text) : null;
-  } catch {
-    /* keep the text */
-  }
-  return { status: res.status, body };
 }
+
+/** The pause before try `attempt` + 1 of a registry call: 100 ms, then 200 ms (the client library's own). */
+const pause = (attempt: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, 100 * 2 ** (attempt - 1)));
 
 export function registryHealthCheck(config: Config): HealthCheck {
   return {
@@ -85,13 +123,14 @@ function isNotFound(err: unknown): boolean {
 /** Ensures the subject has BACKWARD compatibility and holds `schema`; changes nothing when both hold. */
 export async function registerSubject(registry: SchemaRegistry, baseUrl: string, subject: string, schema: object): Promise<SubjectOutcome> {
   const path = `/config/${encodeURIComponent(subject)}`;
-  const current = await registryFetch(baseUrl, path);
+  const retried = { tries: 3, timeoutMs: REGISTRY_REQUEST_TIMEOUT_MS };
+  const current = await registryFetch(baseUrl, path, undefined, retried);
   const level = (current.body as { compatibilityLevel?: string; compatibility?: string } | null) ?? {};
   // A subject with no own setting inherits the global one; only an explicit BACKWARD counts.
   let compatibilitySet = false;
   const explicit = current.status === 200 ? (level.compatibilityLevel ?? level.compatibility ?? '').toUpperCase() : '';
   if (explicit !== COMPATIBILITY) {
-    const put = await registryFetch(baseUrl, path, { method: 'PUT', body: JSON.stringify({ compatibility: COMPATIBILITY }) });
+    const put = await registryFetch(baseUrl, path, { method: 'PUT', body: JSON.stringify({ compatibility: COMPATIBILITY }) }, retried);
     if (put.status !== 200) {
       throw new TdxError('migration_failed', `Cannot set ${COMPATIBILITY} compatibility on ${subject}: registry answered ${put.status}.`, {
         details: { subject, status: put.status, body: put.body },

@@ -529,6 +529,11 @@ export class SftpClient {
       };
       try {
         client.connect(config);
+        // Nagle's algorithm off: an SFTP read or write waits for the answer to the request
+        // before it (ssh2's streams), so a small request held back for the peer's delayed ACK
+        // stalls the transfer about 40 ms a time (16 MiB took 5 s up and 12 s down on
+        // loopback, 0.4 s and 1 s with this)
+        client.setNoDelay(true);
       } catch (err) {
         // ssh2 throws synchronously for a key it cannot parse (or a missing passphrase)
         done = true;
