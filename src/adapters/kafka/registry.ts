@@ -4,6 +4,7 @@
  * Uses @kafkajs/confluent-schema-registry against any Confluent-compatible API (Apicurio's
  * /apis/ccompat/v7 locally).
  */
+import { scheduledDelayMs, type RetryPolicy } from '../../domain/retry-policy.ts';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import avro from 'avsc';
 import type { Config } from '../../config.ts';
@@ -47,7 +48,7 @@ export function createSchemaRegistry(config: Config, timeoutMs = REGISTRY_REQUES
   type Args = ConstructorParameters<typeof SchemaRegistry>[0];
   const middleware = requestTimeout(timeoutMs) as unknown as NonNullable<Args['middlewares']>[number];
   const retry: NonNullable<Args['retry']> = {
-    retries: 2,
+    retries: REGISTRY_RETRY.delaysMs.length,
     enableRetry: () => true,
     validateRetry: (response) => response.status() >= 500 || response.error()?.name === 'TimeoutError',
   };
@@ -95,8 +96,11 @@ async function registryFetch(
   }
 }
 
-/** The pause before try `attempt` + 1 of a registry call: 100 ms, then 200 ms (the client library's own). */
-const pause = (attempt: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, 100 * 2 ** (attempt - 1)));
+/** The schedule of a registry call's tries, in the project's one retry policy: 100 ms, then 200 ms (the client library's own). */
+const REGISTRY_RETRY: RetryPolicy = { delaysMs: [100, 200], jitterPercent: 0, attemptTimeoutMs: REGISTRY_REQUEST_TIMEOUT_MS };
+
+/** The pause before try `attempt` + 1 of a registry call. */
+const pause = (attempt: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, scheduledDelayMs(REGISTRY_RETRY, attempt, '')));
 
 export function registryHealthCheck(config: Config): HealthCheck {
   return {
@@ -123,7 +127,7 @@ function isNotFound(err: unknown): boolean {
 /** Ensures the subject has BACKWARD compatibility and holds `schema`; changes nothing when both hold. */
 export async function registerSubject(registry: SchemaRegistry, baseUrl: string, subject: string, schema: object): Promise<SubjectOutcome> {
   const path = `/config/${encodeURIComponent(subject)}`;
-  const retried = { tries: 3, timeoutMs: REGISTRY_REQUEST_TIMEOUT_MS };
+  const retried = { tries: REGISTRY_RETRY.delaysMs.length + 1, timeoutMs: REGISTRY_RETRY.attemptTimeoutMs };
   const current = await registryFetch(baseUrl, path, undefined, retried);
   const level = (current.body as { compatibilityLevel?: string; compatibility?: string } | null) ?? {};
   // A subject with no own setting inherits the global one; only an explicit BACKWARD counts.
