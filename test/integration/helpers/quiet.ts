@@ -9,7 +9,9 @@
  * Tests that check something did NOT happen (a second delivery, a duplicate transaction) wait for
  * this rather than for a fixed time: whatever the pipeline would still do with the work it has
  * is done, however slow the machine. Work that enters from outside Kafka later (a poll, a held
- * submission produced again, a request) is not covered.
+ * submission produced again, a request) is not covered, and a pipeline that keeps producing
+ * (a connection polled every second that fails each time) is never quiet: not for those.
+ * TDX_TEST_QUIET_DEBUG=1 prints each look (what is behind).
  */
 import kafkajs, { type Admin } from 'kafkajs';
 import type { Config } from '../../../src/config.ts';
