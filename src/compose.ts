@@ -152,7 +152,7 @@ export function nodeDeps(r: RoleResources): Promise<NodeDeps> {
       as2: meteredAs2(new As2PipelineTransport(as2.awaited), r.metrics.delivery),
       mappings,
       stores,
-      config: new CachedConfigView(configStore, stores.secrets),
+      config: new CachedConfigView(configStore, stores.secrets, { ttlMs: r.config.pipeline.configCacheMs }),
       ledger: stores.ledger,
       emitter: new WireEmitter(producer, wire),
       logger: r.logger,

@@ -83,6 +83,11 @@ export interface Config {
     readonly requestSendTimeoutMs: number;
     /** How often the scheduler produces held work again. @default 2000 */
     readonly heldWorkIntervalMs: number;
+    /**
+     * Longest a step consumer's fetch waits for new messages on an idle topic; a stop waits for
+     * the fetch in hand, so it also bounds how long a consumer takes to stop. @default 5000
+     */
+    readonly consumerMaxWaitMs: number;
   };
   readonly schemaRegistry: {
     /** Confluent-compatible API base. @default "http://127.0.0.1:8081/apis/ccompat/v7" */
@@ -134,6 +139,12 @@ export interface Config {
      * (src/nodes/inline.ts); off, every work item goes through its stage topic. @default "on"
      */
     readonly inlineSteps: 'on' | 'off';
+    /**
+     * How long a process reuses a configuration record it read (partner, flow, implementation,
+     * connection, webhook); a configuration change reaches its steps and replay checks within
+     * this time. @default 5000
+     */
+    readonly configCacheMs: number;
   };
   readonly sftp: {
     /** Longest wait for the TCP connection, SSH handshake and authentication together. @default 15000 */
@@ -434,6 +445,7 @@ export function loadConfig(env: Env = process.env): Config {
       producerLingerMs: r.int('TDX_PRODUCER_LINGER_MS', 2, 0, 1_000),
       requestSendTimeoutMs: r.int('TDX_REQUEST_SEND_TIMEOUT_MS', 10_000, 100, 120_000),
       heldWorkIntervalMs: r.int('TDX_HELD_WORK_INTERVAL_MS', 2_000, 100, 600_000),
+      consumerMaxWaitMs: r.int('TDX_CONSUMER_MAX_WAIT_MS', 5_000, 10, 60_000),
     },
     schemaRegistry: {
       url: r.url('SCHEMA_REGISTRY_URL', 'http://127.0.0.1:8081/apis/ccompat/v7') ?? '',
@@ -461,6 +473,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     pipeline: {
       inlineSteps: r.oneOf('TDX_INLINE_STEPS', ['on', 'off'] as const, 'on'),
+      configCacheMs: r.int('TDX_CONFIG_CACHE_MS', 5_000, 0, 600_000),
     },
     sftp: {
       connectTimeoutMs: r.int('TDX_SFTP_CONNECT_TIMEOUT_MS', 15_000, 100, 600_000),

@@ -106,7 +106,7 @@ export interface ConsumerRunnerOptions<T> {
   /**
    * Longest a fetch waits for new messages. A partition resumed meanwhile is fetched only when
    * the fetch in progress returns, so a consumer that pauses partitions until a due time keeps
-   * this short. @default 5000
+   * this short. @default the configuration's `kafka.consumerMaxWaitMs` (5000)
    */
   readonly maxWaitTimeMs?: number;
   /**
@@ -190,7 +190,7 @@ export class ConsumerRunner<T> {
       rebalanceTimeout: this.opts.rebalanceTimeoutMs ?? 300_000,
       heartbeatInterval: Math.max(1000, Math.floor(config.kafka.sessionTimeoutMs / 10)),
       maxBytesPerPartition: this.opts.maxBytesPerPartition ?? 1_048_576,
-      maxWaitTimeInMs: this.opts.maxWaitTimeMs ?? 5_000,
+      maxWaitTimeInMs: this.opts.maxWaitTimeMs ?? config.kafka.consumerMaxWaitMs,
       minBytes: this.opts.minBytes ?? 1,
       allowAutoTopicCreation: false,
     });

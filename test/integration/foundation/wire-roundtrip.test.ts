@@ -26,7 +26,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const r of runners) await r.stop();
+  // each stop waits for its fetch in hand: side by side, not one after another
+  await Promise.all(runners.map((r) => r.stop()));
   await producer.close();
   await iso.cleanup();
 });

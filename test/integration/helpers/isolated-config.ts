@@ -98,6 +98,8 @@ export function isolatedConfig(extra: Record<string, string> = {}, opts: Isolati
     TDX_DATA_DIR: dataDir,
     CLICKHOUSE_CHDB_PATH: path.join(dataDir, 'chdb'),
     KAFKA_SESSION_TIMEOUT_MS: '10000',
+    // a stopping consumer waits for its fetch in hand: 1 s rather than the default 5 s per stop
+    TDX_CONSUMER_MAX_WAIT_MS: '1000',
     TDX_SECRETS_KEYS: TEST_SECRET_KEYS,
     ...extra,
   };

@@ -32,6 +32,7 @@ import { statusOf, type ResultRecord } from '../../../src/domain/records.ts';
 import { keyPair } from '../../support/as2-keys.ts';
 import { PeerServer, peerPython, peerSend, type PeerSendResult } from '../helpers/as2-peer.ts';
 import { eventually } from '../helpers/isolated-config.ts';
+import { kafkaQuiet } from '../helpers/quiet.ts';
 import { interchange, po850, startPipeline, type Pipeline } from './support.ts';
 
 const python = peerPython();
@@ -322,7 +323,7 @@ describe.skipIf(python === null)('AS2 through the pipeline, against pyas2lib', (
     const otherAsync = await peerSends('peer-sync', order(105, 'PO-THIRD'), '--message-id', id.split('@')[0]!, '--mdn', 'async');
     expect([otherAsync.mdnStatus, otherAsync.mdnDetail, otherAsync.mdnVia]).toEqual(['processed/error', 'unexpected-processing-error', 'post']);
     // had the second been processed, its bytes would have replaced the input (same ids) and its PO the reference
-    await new Promise((r) => setTimeout(r, 3000));
+    await kafkaQuiet(p.iso.config);
     const txs = await p.transactions(trace);
     expect(txs.filter((t) => t.transactionSetIdentifier === '850').map((t) => t.reference)).toEqual(['PO-FIRST']);
     const input = byService(await p.results(trace), 'as2_receive');

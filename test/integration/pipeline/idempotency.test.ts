@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigDocument } from '../../../src/domain/configuration.ts';
 import { eventually } from '../helpers/isolated-config.ts';
+import { kafkaQuiet } from '../helpers/quiet.ts';
 import { interchange, po850, startPipeline, type Pipeline } from './support.ts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
@@ -149,7 +150,7 @@ describe('Idempotency-Key', () => {
       const r = await listed('inbound');
       return r.length >= N ? r : undefined;
     }, 180_000, `${N} transactions listed`);
-    await new Promise((r) => setTimeout(r, 2000)); // a second document per key would be listed by now
+    await kafkaQuiet(p.iso.config); // a second document per key would be listed by now
     const again = await listed('inbound');
     expect(again.length).toBe(N);
     expect(new Set(again.map((t) => t.traceGuid))).toEqual(traces);
@@ -173,7 +174,7 @@ describe('Idempotency-Key', () => {
     });
     expect(new Set(results).size).toBe(10);
     for (const trace of results) expect((await p.settled(trace, 1)).length).toBe(1);
-    await new Promise((r) => setTimeout(r, 2000));
+    await kafkaQuiet(p.iso.config); // a second transaction of a trace would be stored by now
     for (const trace of results) expect((await p.transactions(trace)).length).toBe(1);
   }, 240_000);
 
@@ -203,7 +204,7 @@ describe('Idempotency-Key', () => {
       const r = await listed('outbound');
       return r.length >= 12 ? r : undefined;
     }, 120_000, 'the outbound transactions');
-    await new Promise((r) => setTimeout(r, 2000));
+    await kafkaQuiet(p.iso.config); // a thirteenth would be listed by now
     expect((await listed('outbound')).length).toBe(12);
     expect(rows.length).toBe(12);
   }, 240_000);

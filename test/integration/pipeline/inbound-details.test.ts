@@ -59,7 +59,7 @@ beforeAll(async () => {
       { name: 'wrong-shape', direction: 'inbound', implementation: 'po-850', source: 'erp-order', transformation: '{ "orderNumber": 12345, "quantity": "many" }' },
     ],
     partners: [...(doc.partners ?? []), mapped('MAPX', 'fails-at-run'), mapped('MAPV', 'wrong-shape')],
-  });
+  }, { sharedKeyspace: true });
 }, 240_000);
 
 afterAll(async () => {

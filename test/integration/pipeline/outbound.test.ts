@@ -494,7 +494,8 @@ describe('overdue acknowledgments', () => {
     expect((await (await p.reader.stores()).transactions.get(p.org, doc.id))!.acknowledgmentStatus).toBe('unacknowledged');
     // the notification for the error webhook, on the webhook stage
     const kafka = createKafka(p.iso.config, createLogger({ ...p.iso.config, logLevel: 'silent' }), '-it-read');
-    const consumer = kafka.consumer({ groupId: `${p.iso.config.kafka.topicPrefix}reader-${uniqueId()}` });
+    // a short fetch wait: disconnecting waits for the fetch in hand (5 s by default)
+    const consumer = kafka.consumer({ groupId: `${p.iso.config.kafka.topicPrefix}reader-${uniqueId()}`, maxWaitTimeInMs: 500 });
     const wire = await p.reader.wire();
     const seen: StageMessage[] = [];
     await consumer.connect();

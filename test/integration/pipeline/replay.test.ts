@@ -16,6 +16,7 @@ import { qualify } from '../../../src/adapters/clickhouse/client.ts';
 import { CassandraOrganizationStore } from '../../../src/adapters/cassandra/organization-store.ts';
 import { createApiKey } from '../../../src/admin/admin-service.ts';
 import { eventually } from '../helpers/isolated-config.ts';
+import { kafkaQuiet } from '../helpers/quiet.ts';
 import { connectSftp, sftpSettings } from '../helpers/sftp.ts';
 import { uniqueId } from '../helpers/env.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
@@ -36,6 +37,9 @@ async function sftp<T>(fn: (s: Awaited<ReturnType<typeof connectSftp>>['sftp']) 
 }
 const listDir = (d: string): Promise<string[]> => sftp(async (c) => (await call<{ filename: string }[]>((cb) => c.readdir(d, cb))).map((f) => f.filename).filter((f) => !f.startsWith('.')).sort());
 const readRemote = (f: string): Promise<Buffer> => sftp((c) => call<Buffer>((cb) => c.readFile(f, cb)));
+
+/** How long the pipeline's processes reuse a configuration record (TDX_CONFIG_CACHE_MS; 5 s by default). */
+const CONFIG_CACHE_MS = 1000;
 
 let p: Pipeline;
 let receiver: Receiver;
@@ -89,7 +93,7 @@ beforeAll(async () => {
     for (const n of ['ship', 'move-a', 'move-b', 'switch']) for (const s of ['in', 'out']) await call<void>((cb) => c.mkdir(dir(`${n}-${s}`), cb));
   });
   doc = configDoc();
-  p = await startPipeline(doc, { env: { TDX_REPLAY_RATE_LIMIT_PER_MINUTE: '10' } });
+  p = await startPipeline(doc, { env: { TDX_REPLAY_RATE_LIMIT_PER_MINUTE: '10', TDX_CONFIG_CACHE_MS: String(CONFIG_CACHE_MS) }, sharedKeyspace: true });
   // the second API process of the rate limit's case starts while the other cases run
   secondApi = startApi();
   void secondApi.catch(() => undefined); // awaited (and its failure reported) by that case
@@ -151,7 +155,7 @@ describe('resend', () => {
     }, 30_000, 'the resend result');
     expect(results.map((x) => x.detail.resend ?? false)).toEqual([false, true]);
     expect(await p.transactions(t.traceGuid)).toHaveLength(1);
-    await new Promise((res) => setTimeout(res, 2000));
+    await kafkaQuiet(p.iso.config); // a feed entry of the resend would be written by now
     expect((await feedEntries(t.traceGuid)).map((e) => e.id)).toEqual(entries.map((e) => e.id));
   });
 
@@ -266,7 +270,7 @@ describe('replay errors', () => {
     // sandbox connection, HOOK2's webhook removed, HOOK's delivered document aged out
     await client.execute('DELETE FROM proc_artifact_chunks WHERE blob_id = ?', [docBlob], { prepare: true });
     await p.apply(configDoc({ moveConnection: 'move-b', switchToSandbox: true, dropWebhook: true }));
-    await new Promise((res) => setTimeout(res, 6000)); // the configuration cache's lifetime
+    await new Promise((res) => setTimeout(res, CONFIG_CACHE_MS + 200)); // the configuration cache's lifetime
     expect(await codeOf('redeliver', redeliverAged.id)).toBe('422 content_unavailable');
     expect(await codeOf('resend', outbound.id)).toBe('422 delivery_target_missing');
     expect(await codeOf('resend', switched.id)).toBe('422 delivery_node_missing');
@@ -276,21 +280,27 @@ describe('replay errors', () => {
   it('allows 10 replays a minute per key across every API process, the 11th is 429', async () => {
     const second = await secondApi;
     const t = await submit810('SHIP', 'RATE');
-    const { key } = await createApiKey(new CassandraOrganizationStore(await p.reader.cassandra()), p.org, 'standard', 'rate');
-    // a window of its own: the budget is per aligned minute
-    const msIntoMinute = Date.now() % 60_000;
-    if (msIntoMinute > 45_000) await new Promise((res) => setTimeout(res, 61_000 - msIntoMinute));
-    const statuses: number[] = [];
-    for (let i = 0; i < 12; i++) {
-      const url = i % 2 === 0 ? p.url : second;
-      const r = await fetch(`${url}/platform/edi_transactions/${t.id}/resend`, { method: 'POST', headers: { authorization: `Key ${key}` } });
-      statuses.push(r.status);
-      if (r.status === 429) {
-        expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
-        expect(((await r.json()) as { error: { code: string } }).error.code).toBe('rate_limited');
-      } else await r.arrayBuffer();
+    // The budget is per aligned minute. A run that crossed into the next minute proves nothing
+    // (its count started again) and is run once more with a new key, then from near the start of
+    // a window; a run within one minute is what the assertions read.
+    for (let attempt = 1; ; attempt++) {
+      const { key } = await createApiKey(new CassandraOrganizationStore(await p.reader.cassandra()), p.org, 'standard', `rate-${attempt}`);
+      const minute = Math.floor(Date.now() / 60_000);
+      const answers: { status: number; retryAfter: string | null; code: string | undefined }[] = [];
+      for (let i = 0; i < 12; i++) {
+        const url = i % 2 === 0 ? p.url : second;
+        const r = await fetch(`${url}/platform/edi_transactions/${t.id}/resend`, { method: 'POST', headers: { authorization: `Key ${key}` } });
+        const body = (await r.json()) as { error?: { code?: string } };
+        answers.push({ status: r.status, retryAfter: r.headers.get('retry-after'), code: body.error?.code });
+      }
+      if (Math.floor(Date.now() / 60_000) !== minute && attempt < 3) continue;
+      expect(answers.map((a) => a.status)).toEqual([...Array<number>(10).fill(202), 429, 429]);
+      for (const a of answers.filter((x) => x.status === 429)) {
+        expect(a.retryAfter).toMatch(/^\d+$/);
+        expect(a.code).toBe('rate_limited');
+      }
+      break;
     }
-    expect(statuses).toEqual([...Array<number>(10).fill(202), 429, 429]);
     // read-only and sandbox keys may not replay at all
     const orgs = new CassandraOrganizationStore(await p.reader.cassandra());
     for (const kind of ['read-only', 'sandbox'] as const) {

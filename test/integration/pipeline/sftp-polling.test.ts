@@ -108,7 +108,7 @@ beforeAll(async () => {
       partner('BADKEY', 'badkey-sftp', { frequency: 2 }),
     ],
   };
-  p = await startPipeline(doc, { env: { TDX_SFTP_POLL_TICK_MS: '250', TDX_SFTP_POLL_UNIT_MS: '1000', TDX_SFTP_STABILITY_INTERVAL_MS: '400', TDX_SFTP_CONNECT_TIMEOUT_MS: '5000' } });
+  p = await startPipeline(doc, { env: { TDX_SFTP_POLL_TICK_MS: '250', TDX_SFTP_POLL_UNIT_MS: '1000', TDX_SFTP_STABILITY_INTERVAL_MS: '400', TDX_SFTP_CONNECT_TIMEOUT_MS: '5000' }, sharedKeyspace: true });
   polls = new CassandraSftpPollStore(await p.reader.cassandra());
 }, 240_000);
 

@@ -15,10 +15,20 @@ import { createApp } from '../../../src/http/app.ts';
 import { platformRouterOverCassandra } from '../../../src/compose.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { storedOf } from '../../../src/adapters/cassandra/secret-store.ts';
-import { cassandraEnv, orgWithKeys, type Env } from './support.ts';
+import { applyConfig, createApiKey, createOrganization } from '../../../src/admin/admin-service.ts';
+import { readConfigFile } from '../../../src/admin/config-file.ts';
+import { CassandraOrganizationStore } from '../../../src/adapters/cassandra/organization-store.ts';
+import { CassandraConfigAdminStore } from '../../../src/adapters/cassandra/config-store.ts';
+import { x12ImplementationEngine } from '../../../src/domain/x12-implementation-engine.ts';
+import { cassandraEnv, type Env } from './support.ts';
 import { apiGet } from '../../support/api-get.ts';
 
-type Org = Awaited<ReturnType<typeof orgWithKeys>>;
+interface Org {
+  readonly org: string;
+  readonly standard: string;
+  readonly readOnly: string;
+  readonly sandbox: string;
+}
 let env: Env;
 let server: Server;
 let base = '';
@@ -33,11 +43,24 @@ function get(p: string, key: string | null = a.standard) {
   return apiGet(base, p, key);
 }
 
+/**
+ * What `tdx config apply FILE --org ORG` does to the stores (read the file, apply it), in this
+ * process: the command itself is tested in admin/config-apply.test.ts; here it only sets up what
+ * the API shows, and a process per apply cost a second or more of start-up each.
+ */
 async function apply(org: string, text: string, name: string): Promise<void> {
   const file = path.join(dir, `${name}.yaml`);
   writeFileSync(file, text);
-  const r = await env.tdx(['config', 'apply', file, '--org', org]);
-  if (r.code !== 0) throw new Error(`config apply ${name}: ${r.stderr}`);
+  const doc = readConfigFile(file, x12ImplementationEngine, { env: { ...process.env, ...env.env } });
+  await applyConfig(new CassandraOrganizationStore(env.client), new CassandraConfigAdminStore(env.client, env.config.secrets.keyring), org, doc, x12ImplementationEngine);
+}
+
+/** An organization with a key of each kind, as `tdx admin org create` and `tdx admin key create` make them, in this process. */
+async function orgWithKeys(e: Env, name: string): Promise<Org> {
+  const orgs = new CassandraOrganizationStore(e.client);
+  const org = (await createOrganization(orgs, name)).id;
+  const [standard, readOnly, sandbox] = await Promise.all((['standard', 'read-only', 'sandbox'] as const).map(async (kind) => (await createApiKey(orgs, org, kind, null)).key));
+  return { org, standard: standard!, readOnly: readOnly!, sandbox: sandbox! };
 }
 
 const LISTS = ['connections', 'envelopes', 'webhooks', 'flows', 'mappings', 'implementations', 'sources', 'partners'] as const;
@@ -89,7 +112,8 @@ function closeObjects(node: unknown): void {
 
 beforeAll(async () => {
   // this file calls far more than 240 times a minute with one key; the budget has its own test
-  env = await cassandraEnv({ TDX_RATE_LIMIT_PER_MINUTE: '1000000' });
+  // every read and check here is by organization: the worker's shared keyspace serves
+  env = await cassandraEnv({ TDX_RATE_LIMIT_PER_MINUTE: '1000000' }, { sharedKeyspace: true });
   [a, b] = await Promise.all([orgWithKeys(env, 'Org A'), orgWithKeys(env, 'Org B')]);
   await apply(a.org, demo, 'a');
   await apply(b.org, demoB, 'b');

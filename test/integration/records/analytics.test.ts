@@ -40,7 +40,7 @@ async function run<T>(title: string): Promise<T[]> {
 
 beforeAll(async () => {
   folder = await sftpFolder();
-  p = await startPipeline(recordsDoc(folder), { parts: partsWithSftpInput });
+  p = await startPipeline(recordsDoc(folder), { parts: partsWithSftpInput, sharedKeyspace: true });
   const submit = async (partner: string, edi: string) => {
     const r = await p.submitEdi(partner, edi);
     expect(r.status).toBe(202);

@@ -23,7 +23,7 @@ const T: Record<string, string> = {};
 let results: ResultRecord[] = [];
 
 beforeAll(async () => {
-  p = await startPipeline(pollingPartnerDoc(), { env: { TDX_FEED_VISIBILITY_LAG_MS: '500', TDX_LOG_VISIBILITY_LAG_MS: '500' } });
+  p = await startPipeline(pollingPartnerDoc(), { env: { TDX_FEED_VISIBILITY_LAG_MS: '500', TDX_LOG_VISIBILITY_LAG_MS: '500' }, sharedKeyspace: true });
   const small = await p.submitEdi('globex', interchange({ control: 11, groups: [{ sets: [po850('PO-SMALL')] }] }));
   T['small'] = small.body['traceGuid'] as string;
   // about 1,500 lines of JSON objects: well over 256 KB once translated
@@ -143,18 +143,23 @@ describe('MCP over streamable HTTP', () => {
     } finally {
       await c.close();
     }
-    const key = await p.newKey('read-only');
-    const before = Date.now() % 60_000;
-    if (before > 50_000) await new Promise((res) => setTimeout(res, 60_000 - before + 200));
-    const ro = await httpClient(key);
-    try {
-      for (let i = 0; i < 5; i++) expect((await call(ro, 'list_results', { limit: 1 })).error).toBe(false);
-    } finally {
-      await ro.close();
+    // The budget is per aligned minute: a run that crossed into the next minute (its count
+    // started again) is run once more with a new key; a run within one minute is what is checked.
+    for (let attempt = 1; ; attempt++) {
+      const key = await p.newKey('read-only');
+      const minute = Math.floor(Date.now() / 60_000);
+      const ro = await httpClient(key);
+      try {
+        for (let i = 0; i < 5; i++) expect((await call(ro, 'list_results', { limit: 1 })).error).toBe(false);
+      } finally {
+        await ro.close();
+      }
+      const probe = await p.api('/platform/results?limit=1', { headers: { authorization: `Key ${key}` } });
+      if (Math.floor(Date.now() / 60_000) !== minute && attempt < 3) continue;
+      // initialize, the initialized notification and five tool calls at least, then the probe
+      expect(Number(probe.headers.get('x-ratelimit-remaining'))).toBeLessThanOrEqual(240 - 8);
+      break;
     }
-    const probe = await p.api('/platform/results?limit=1', { headers: { authorization: `Key ${key}` } });
-    // initialize, the initialized notification and five tool calls at least, then the probe
-    expect(Number(probe.headers.get('x-ratelimit-remaining'))).toBeLessThanOrEqual(240 - 8);
     const anon = await fetch(`${p.url}/platform/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
     expect(anon.status).toBe(401);
   });

@@ -36,6 +36,13 @@ let txs: StoredTransaction[] = [];
 let results: ResultRecord[] = [];
 let otherTx: StoredTransaction;
 let otherResult: ResultRecord;
+/** From this time on, everything the set-up wrote is older than the log lag (5 s) and the feed lag (2 s). */
+let readableAt = 0;
+/**
+ * Waits until what the set-up wrote is readable through the lagged lists (feed entries, logs).
+ * Called by the cases that read them; the cases before them run meanwhile.
+ */
+const untilReadable = (): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, readableAt - Date.now())));
 
 const get = (path: string, key: string): Promise<Res> => p.api(path, { headers: { authorization: `Key ${key}` } });
 const ids = (rows: { id: string }[]): string[] => rows.map((r) => r.id);
@@ -157,8 +164,9 @@ beforeAll(async () => {
   await materialized(other.org, async () => ({ txs: await stores.transactions.byTrace(other.org, otherTrace), results: await stores.results.byTrace(other.org, otherTrace) }));
   ({ txs: now, results } = await records());
   txs = now;
-  // everything older than the log lag (5 s) and the feed lag (2 s) is readable from here on
-  await new Promise((r) => setTimeout(r, 5500));
+  // everything older than the log lag (5 s) and the feed lag (2 s) is readable 5.5 s from here
+  // on: the cases that read the feed or the logs wait for it (untilReadable), the others not
+  readableAt = Date.now() + 5500;
 }, 300_000);
 
 afterAll(async () => {
@@ -554,6 +562,8 @@ describe('GET /platform/results/:id/payload and GET /platform/artifacts/:id', ()
 });
 
 describe('GET /platform/feed_entries', () => {
+  beforeAll(untilReadable);
+
   it('pages through the whole feed oldest first, exactly as materialized, each entry embedding its full result', async () => {
     const key = await p.newKey('standard');
     const ch = await p.reader.clickhouse();
@@ -634,6 +644,8 @@ describe('GET /platform/feed_entries', () => {
 });
 
 describe('GET /platform/logs', () => {
+  beforeAll(untilReadable);
+
   it('lists a trace oldest first, filters by level, pages, and gives an empty list for an unknown trace', async () => {
     const key = await p.newKey('standard');
     const all = await pages(`/platform/logs?trace=${T['e']}`, 'logs', key, 1);
@@ -688,6 +700,8 @@ describe('GET /platform/logs', () => {
 });
 
 describe('GET /platform/traces/:guid', () => {
+  beforeAll(untilReadable);
+
   it('returns the whole run with every artifact once, named with the node that produced it', async () => {
     const key = await p.newKey('standard');
     const r = await get(`/platform/traces/${T['a']}`, key);
@@ -721,6 +735,8 @@ describe('GET /platform/traces/:guid', () => {
 });
 
 describe('keys', () => {
+  beforeAll(untilReadable);
+
   const paths = (): string[] => {
     const r = results.find((x) => x.traceGuid === T['a'] && x.service === 'feed')!;
     return [
@@ -796,24 +812,26 @@ describe('keys', () => {
   });
 
   it('counts every records endpoint against the shared 240 a minute, then answers 429 with Retry-After', async () => {
-    const key = await p.newKey('read-only');
-    const into = Date.now() % 60_000;
-    if (into > 35_000) await new Promise((r) => setTimeout(r, 60_000 - into + 200));
     const list = paths();
-    const remaining: number[] = [];
-    for (let i = 0; i < 240; i += 20) {
-      const batch = await Promise.all(Array.from({ length: 20 }, (_, j) => get(list[(i + j) % list.length]!, key)));
-      for (const b of batch) {
-        expect(b.status).toBe(200);
-        remaining.push(Number(b.headers.get('x-ratelimit-remaining')));
+    // The budget is per aligned minute. A run that crossed into the next minute proves nothing
+    // (its count started again) and is run once more with a new key, then from near the start of
+    // a window; a run within one minute is what the assertions read.
+    for (let attempt = 1; ; attempt++) {
+      const key = await p.newKey('read-only');
+      const minute = Math.floor(Date.now() / 60_000);
+      const answers: Res[] = [];
+      for (let i = 0; i < 240; i += 20) answers.push(...(await Promise.all(Array.from({ length: 20 }, (_, j) => get(list[(i + j) % list.length]!, key)))));
+      const over: [string, Res][] = [];
+      for (const path of ['/platform/feed_entries', list[1]!, list[5]!]) over.push([path, await get(path, key)]);
+      if (Math.floor(Date.now() / 60_000) !== minute && attempt < 3) continue;
+      for (const b of answers) expect(b.status).toBe(200);
+      expect(Math.min(...answers.map((b) => Number(b.headers.get('x-ratelimit-remaining'))))).toBe(0);
+      for (const [path, r] of over) {
+        expect(r.status, path).toBe(429);
+        expect(r.body.error.code).toBe('rate_limited');
+        expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
       }
-    }
-    expect(Math.min(...remaining)).toBe(0);
-    for (const path of ['/platform/feed_entries', list[1]!, list[5]!]) {
-      const over = await get(path, key);
-      expect(over.status, path).toBe(429);
-      expect(over.body.error.code).toBe('rate_limited');
-      expect(over.headers.get('retry-after')).toMatch(/^\d+$/);
+      return;
     }
   });
 });
