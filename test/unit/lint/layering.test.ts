@@ -68,7 +68,10 @@ const cases: [string, string, string][] = [
   ['src/nodes/validation/outbound.ts', "import { x } from '../x12_split/node.ts';", 'node folders never import each other'],
 ];
 
-describe('import layering', () => {
+// Each case runs eslint with type information over real files: seconds of work on a loaded
+// machine, which vitest's 5 s default for a test does not allow for. What is asserted is the
+// lint outcome, not its speed.
+describe('import layering', { timeout: 60_000 }, () => {
   it.each(cases)('%s: %s is refused', async (file, source, message) => {
     const found = await restricted(file, source);
     expect(found.length, `no layering error for ${source} in ${file}`).toBe(1);
@@ -96,7 +99,7 @@ describe('import layering', () => {
   });
 });
 
-describe('import cycles', () => {
+describe('import cycles', { timeout: 60_000 }, () => {
   it('refuses two modules of the project that import each other, and passes when one of them stops', async () => {
     // no-cycle follows imports into the files themselves: these exist only while the test runs
     const dir = `test/unit/lint/cycle-fixture-${process.pid}`;
