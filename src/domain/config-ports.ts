@@ -26,7 +26,7 @@ export interface ConfigReadStore {
   partnerIdByKey(organizationId: string, key: string): Promise<string | null>;
   /**
    * The partner's current flow in `direction` when it is active, else null: found from the
-   * flows' lookup fields, so only that flow's record is read whole (an organization with many
+   * flows' lookup fields, so only that flow's record is decoded (an organization with many
    * partners holds many flows).
    */
   activeFlow(organizationId: string, partnerId: string, direction: Direction): Promise<FlowRecord | null>;

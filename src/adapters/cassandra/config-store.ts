@@ -60,9 +60,9 @@ export class CassandraConfigReadStore implements ConfigReadStore {
     return out;
   });
 
-  /** The lookup fields of an organization's flows (no bodies), read once a turn. */
-  private readonly flowKeys = coalescedReads<Row[]>(async (org) => {
-    const rs = await this.client.execute('SELECT id, partner_id, direction, status, is_current FROM config_flows WHERE org_id = ?', [org], { prepare: true, fetchSize: 5000 });
+  /** An organization's flows, lookup columns and bodies, read once a turn (each caller decodes only what it takes). */
+  private readonly flowRows = coalescedReads<Row[]>(async (org) => {
+    const rs = await this.client.execute('SELECT partner_id, direction, status, is_current, body FROM config_flows WHERE org_id = ?', [org], { prepare: true, fetchSize: 5000 });
     return new Map([['', rs.rows]]);
   });
 
@@ -70,13 +70,9 @@ export class CassandraConfigReadStore implements ConfigReadStore {
 
   activeFlow(organizationId: string, partnerId: string, direction: Direction): Promise<FlowRecord | null> {
     return guardStore('current flow lookup', async () => {
-      const rows = (await this.flowKeys(organizationId, '')) ?? [];
-      const key = rows.find((r) => r.get('partner_id') === partnerId && r.get('direction') === direction && r.get('is_current') === true && r.get('status') === 'active');
-      if (!key) return null;
-      const flow = await this.get(organizationId, 'flow', String(key.get('id')));
-      // a flow rebuilt between the two reads: the current one, from every record
-      if (flow?.current && flow.status === 'active' && flow.partnerId === partnerId && flow.direction === direction) return flow;
-      return (await this.list(organizationId, 'flow')).find((f) => f.partnerId === partnerId && f.direction === direction && f.current && f.status === 'active') ?? null;
+      const rows = (await this.flowRows(organizationId, '')) ?? [];
+      const row = rows.find((r) => r.get('partner_id') === partnerId && r.get('direction') === direction && r.get('is_current') === true && r.get('status') === 'active');
+      return row ? decode('flow', row) : null;
     });
   }
 

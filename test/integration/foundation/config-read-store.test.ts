@@ -1,6 +1,6 @@
 /**
  * The configuration read store's lookup of a partner's current active flow (the submission
- * path's): found from the flows' lookup columns, then that one record read, it agrees with the
+ * path's): found by the flows' lookup columns, only that record decoded, it agrees with the
  * answer from every flow record, for several partners and after a change rebuilt some flows as
  * a new version.
  */
