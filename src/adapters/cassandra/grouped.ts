@@ -172,43 +172,34 @@ export async function readIn(client: Client, query: string, fixed: readonly unkn
 /**
  * Point reads gathered into `IN` reads: the keys asked for while one turn of the event loop runs
  * (the items of a batch run side by side, each reading its own row) are loaded with one call per
- * group when the turn ends, at most `chunk` keys a call. A key asked for twice in one turn is read
- * once. Nothing is kept: every read is issued after it was asked for, so a reader sees what was
- * written before it asked, as with a read of its own.
+ * group when the turn ends (`load` bounds its requests, as `readIn` does). A key asked for twice
+ * in one turn is read once. Nothing is kept: every read is issued after it was asked for, so a
+ * reader sees what was written before it asked, as with a read of its own.
  */
-export function coalescedReads<V>(load: (group: string, keys: readonly string[]) => Promise<ReadonlyMap<string, V>>, chunk = 100): (group: string, key: string) => Promise<V | undefined> {
+export function coalescedReads<V>(load: (group: string, keys: readonly string[]) => Promise<ReadonlyMap<string, V>>): (group: string, key: string) => Promise<V | undefined> {
   type Waiter = { resolve(v: V | undefined): void; reject(err: unknown): void };
-  type Pending = Map<string, Map<string, Waiter[]>>;
-  let pending: Pending = new Map();
-  let scheduled = false;
-  const run = async (group: string, keys: Map<string, Waiter[]>): Promise<void> => {
-    const all = [...keys.keys()];
-    for (let i = 0; i < all.length; i += chunk) {
-      const part = all.slice(i, i + chunk);
-      try {
-        const found = await load(group, part);
-        for (const k of part) for (const w of keys.get(k)!) w.resolve(found.get(k));
-      } catch (err) {
-        for (const k of part) for (const w of keys.get(k)!) w.reject(err);
-      }
-    }
-  };
+  let pending = new Map<string, Map<string, Waiter[]>>();
   const flush = (): void => {
-    scheduled = false;
     const groups = pending;
     pending = new Map();
-    for (const [group, keys] of groups) void run(group, keys);
+    for (const [group, keys] of groups) {
+      load(group, [...keys.keys()]).then(
+        (found) => {
+          for (const [k, waiters] of keys) for (const w of waiters) w.resolve(found.get(k));
+        },
+        (err: unknown) => {
+          for (const waiters of keys.values()) for (const w of waiters) w.reject(err);
+        },
+      );
+    }
   };
   return (group, key) =>
     new Promise<V | undefined>((resolve, reject) => {
+      if (pending.size === 0) setImmediate(flush);
       let keys = pending.get(group);
       if (!keys) pending.set(group, (keys = new Map<string, Waiter[]>()));
       let waiters = keys.get(key);
       if (!waiters) keys.set(key, (waiters = []));
       waiters.push({ resolve, reject });
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
-      }
     });
 }
