@@ -738,7 +738,7 @@ export class CassandraTransactionStore implements TransactionStore {
   sightings(key: InterchangeKey): Promise<InterchangeSighting[]> {
     return guardStore('duplicate index read', async () => {
       const found = await this.sightingsOf(JSON.stringify([key.organizationId, key.senderQualifier, key.senderExtid, key.usageClass]), key.interchangeControlNumber);
-      return (found ?? []).sort((a, b) => a.createdAt - b.createdAt || (a.transactionId < b.transactionId ? -1 : 1));
+      return [...(found ?? [])].sort((a, b) => a.createdAt - b.createdAt || (a.transactionId < b.transactionId ? -1 : 1));
     });
   }
 
