@@ -36,7 +36,8 @@ function decode<K extends RecordKind>(kind: K, row: Row): RecordByKind[K] {
 }
 
 function selectOf(kind: RecordKind): string {
-  return kind === 'implementation' ? 'SELECT body, definition FROM' : 'SELECT body FROM';
+  // flows also carry the lookup columns a current flow is found by (activeFlow)
+  return kind === 'implementation' ? 'SELECT body, definition FROM' : kind === 'flow' ? 'SELECT partner_id, direction, status, is_current, body FROM' : 'SELECT body FROM';
 }
 
 export class CassandraConfigReadStore implements ConfigReadStore {
@@ -60,17 +61,12 @@ export class CassandraConfigReadStore implements ConfigReadStore {
     return out;
   });
 
-  /** An organization's flows, lookup columns and bodies, read once a turn (each caller decodes only what it takes). */
-  private readonly flowRows = coalescedReads<Row[]>(async (org) => {
-    const rs = await this.client.execute('SELECT partner_id, direction, status, is_current, body FROM config_flows WHERE org_id = ?', [org], { prepare: true, fetchSize: 5000 });
-    return new Map([['', rs.rows]]);
-  });
-
   constructor(private readonly client: Client) {}
 
   activeFlow(organizationId: string, partnerId: string, direction: Direction): Promise<FlowRecord | null> {
     return guardStore('current flow lookup', async () => {
-      const rows = (await this.flowRows(organizationId, '')) ?? [];
+      // the organization's flows as `list` reads them, only the one taken decoded
+      const rows = (await this.allRows(JSON.stringify({ org: organizationId, kind: 'flow' }), '')) ?? [];
       const row = rows.find((r) => r.get('partner_id') === partnerId && r.get('direction') === direction && r.get('is_current') === true && r.get('status') === 'active');
       return row ? decode('flow', row) : null;
     });

@@ -4,33 +4,18 @@
  * answer from every flow record, for several partners and after a change rebuilt some flows as
  * a new version.
  */
-import type cassandra from 'cassandra-driver';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runMigrate } from '../../../src/cli/commands/migrate.ts';
-import { createCassandraClient } from '../../../src/adapters/cassandra/client.ts';
+import { describe, expect, it } from 'vitest';
 import { CassandraConfigAdminStore, CassandraConfigReadStore } from '../../../src/adapters/cassandra/config-store.ts';
 import { CassandraOrganizationStore } from '../../../src/adapters/cassandra/organization-store.ts';
 import { applyConfig, createOrganization } from '../../../src/admin/admin-service.ts';
 import type { ConfigDocument, Direction, FlowRecord } from '../../../src/domain/configuration.ts';
 import { x12ImplementationEngine } from '../../../src/domain/x12-implementation-engine.ts';
-import { createLogger } from '../../../src/logger.ts';
-import { captureIo, isolatedConfig } from '../helpers/isolated-config.ts';
+import { migratedCassandra } from '../helpers/cassandra.ts';
+import { isolatedConfig } from '../helpers/isolated-config.ts';
 import { pollingPartnerDoc } from '../pipeline/support.ts';
 
 const iso = isolatedConfig({}, { sharedKeyspace: true });
-const logger = createLogger({ ...iso.config, logLevel: 'silent' });
-let client: cassandra.Client;
-
-beforeAll(async () => {
-  await runMigrate(iso.config, logger, captureIo().io, ['cassandra']);
-  client = createCassandraClient(iso.config, logger);
-  await client.connect();
-}, 120_000);
-
-afterAll(async () => {
-  await client?.shutdown();
-  await iso.cleanup();
-});
+const client = migratedCassandra(iso);
 
 /** Partners A, B and C, each with an inbound 850, polling; the partners in `hooked` deliver by webhook. */
 function doc(hooked: readonly string[]): ConfigDocument {
@@ -45,9 +30,9 @@ function doc(hooked: readonly string[]): ConfigDocument {
 
 describe('CassandraConfigReadStore.activeFlow', () => {
   it("finds each partner's current active flow as a scan of every flow does, also after flows were rebuilt", async () => {
-    const orgs = new CassandraOrganizationStore(client);
-    const admin = new CassandraConfigAdminStore(client, iso.config.secrets.keyring);
-    const store = new CassandraConfigReadStore(client);
+    const orgs = new CassandraOrganizationStore(client());
+    const admin = new CassandraConfigAdminStore(client(), iso.config.secrets.keyring);
+    const store = new CassandraConfigReadStore(client());
     const org = (await createOrganization(orgs, 'Current flows')).id;
     const expected = (flows: FlowRecord[], partnerId: string, direction: Direction) => flows.find((f) => f.partnerId === partnerId && f.direction === direction && f.current && f.status === 'active') ?? null;
 

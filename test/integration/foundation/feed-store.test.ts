@@ -4,30 +4,15 @@
  * table existed (a row of proc_feed_entries) is still found, so a repeated request keeps its
  * first createdAt after an upgrade; keys of another trace or organization find nothing.
  */
-import type cassandra from 'cassandra-driver';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runMigrate } from '../../../src/cli/commands/migrate.ts';
-import { createCassandraClient } from '../../../src/adapters/cassandra/client.ts';
+import { describe, expect, it } from 'vitest';
 import { CassandraFeedStore } from '../../../src/adapters/cassandra/feed-store.ts';
 import type { FeedEntryRecord } from '../../../src/domain/records.ts';
 import { newId } from '../../../src/domain/ids.ts';
-import { createLogger } from '../../../src/logger.ts';
-import { captureIo, isolatedConfig } from '../helpers/isolated-config.ts';
+import { migratedCassandra } from '../helpers/cassandra.ts';
+import { isolatedConfig } from '../helpers/isolated-config.ts';
 
 const iso = isolatedConfig();
-const logger = createLogger({ ...iso.config, logLevel: 'silent' });
-let client: cassandra.Client;
-
-beforeAll(async () => {
-  await runMigrate(iso.config, logger, captureIo().io, ['cassandra']);
-  client = createCassandraClient(iso.config, logger);
-  await client.connect();
-}, 120_000);
-
-afterAll(async () => {
-  await client?.shutdown();
-  await iso.cleanup();
-});
+const client = migratedCassandra(iso);
 
 const entry = (org: string, traceGuid: string, n: number): FeedEntryRecord => ({
   id: newId(),
@@ -43,7 +28,7 @@ const entry = (org: string, traceGuid: string, n: number): FeedEntryRecord => ({
 
 describe('CassandraFeedStore', () => {
   it('reads back the entries of several traces by key, and nothing for a key of another trace or organization', async () => {
-    const store = new CassandraFeedStore(client);
+    const store = new CassandraFeedStore(client());
     const org = newId();
     const [t1, t2] = [newId(), newId()];
     const entries = [...Array.from({ length: 150 }, (_, i) => entry(org, t1, i)), entry(org, t2, 1000)];
@@ -65,19 +50,19 @@ describe('CassandraFeedStore', () => {
     const old = entry(org, trace, 7);
     const fresh = entry(org, trace, 8);
     // the shape 0008 wrote: a partition per entry
-    await client.execute(
+    await client().execute(
       'INSERT INTO proc_feed_entries (org_id, id, created_at, direction, status, partner_key, trace_guid, result_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       [org, old.id, old.createdAt, old.direction, old.status, old.partnerKey, old.traceGuid, old.resultId, old.detail],
       { prepare: true },
     );
-    const store = new CassandraFeedStore(client);
+    const store = new CassandraFeedStore(client());
     await store.put([fresh]);
     const got = await store.get(org, [old, fresh].map((e) => ({ id: e.id, traceGuid: e.traceGuid })));
     expect(got.get(old.id)).toEqual(old);
     expect(got.get(fresh.id)).toEqual(fresh);
     // with the old table empty it is not read: the old entry is no longer found
-    await client.execute('TRUNCATE proc_feed_entries');
-    const after = new CassandraFeedStore(client);
+    await client().execute('TRUNCATE proc_feed_entries');
+    const after = new CassandraFeedStore(client());
     expect((await after.get(org, [{ id: old.id, traceGuid: trace }])).size).toBe(0);
     expect((await after.get(org, [{ id: fresh.id, traceGuid: trace }])).get(fresh.id)).toEqual(fresh);
   });

@@ -1,6 +1,10 @@
 /** Cassandra isolation: a keyspace per test, dropped when the test finishes. */
 import cassandra from 'cassandra-driver';
-import { onTestFinished } from 'vitest';
+import { afterAll, beforeAll, onTestFinished } from 'vitest';
+import { createCassandraClient } from '../../../src/adapters/cassandra/client.ts';
+import { runMigrate } from '../../../src/cli/commands/migrate.ts';
+import { createLogger } from '../../../src/logger.ts';
+import { captureIo, type Isolated } from './isolated-config.ts';
 import { stackEnv, uniqueId } from './env.ts';
 
 export interface TestKeyspace {
@@ -43,4 +47,26 @@ export async function createTestKeyspace(): Promise<TestKeyspace> {
   });
   await client.connect();
   return { keyspace, client };
+}
+
+/**
+ * A store test's Cassandra: `iso`'s keyspace migrated and a client connected before the file's
+ * tests, shut down and `iso` cleaned up after them. Answers the client (once connected).
+ */
+export function migratedCassandra(iso: Isolated): () => cassandra.Client {
+  const logger = createLogger({ ...iso.config, logLevel: 'silent' });
+  let client: cassandra.Client | undefined;
+  beforeAll(async () => {
+    await runMigrate(iso.config, logger, captureIo().io, ['cassandra']);
+    client = createCassandraClient(iso.config, logger);
+    await client.connect();
+  }, 120_000);
+  afterAll(async () => {
+    await client?.shutdown();
+    await iso.cleanup();
+  });
+  return () => {
+    if (!client) throw new Error('Cassandra is not connected yet (use the client inside a test)');
+    return client;
+  };
 }
