@@ -31,6 +31,11 @@ export interface ApiClient {
   readonly url: string;
   /** One request; throws on no answer (connection refused, reset, timeout). */
   request(path: string, init?: RequestInit & { timeoutMs?: number }): Promise<Answer>;
+  /**
+   * A read that waits out the rate limit as a well-behaved client does: on 429 it sleeps the
+   * `Retry-After` seconds and asks again (the checks read more pages than one key's minute allows).
+   */
+  read(path: string): Promise<Answer>;
   /** Sends until accepted; returns the trace and every attempt. */
   submitUntilAccepted(path: string, body: string, contentType: string, opts?: { stop?: () => boolean }): Promise<{ traceGuid: string; attempts: Attempt[] }>;
 }
@@ -65,6 +70,15 @@ export function apiClient(url: string, key: string, opts: { requestTimeoutMs?: n
   return {
     url,
     request,
+    async read(path) {
+      for (let waited = 0; ; ) {
+        const r = await request(path);
+        if (r.status !== 429 || waited > 300_000) return r;
+        const ms = Math.max(1, Number(r.headers.get('retry-after') ?? '1')) * 1000;
+        waited += ms;
+        await sleep(ms);
+      }
+    },
     async submitUntilAccepted(path, body, contentType, o = {}) {
       const attempts: Attempt[] = [];
       for (let i = 0; ; i++) {

@@ -526,7 +526,7 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
     const seenFeed = new Map<string, number>();
     let cursor: string | undefined;
     for (let page = 0; page < 100_000; page++) {
-      const r = await api.request(`/platform/feed_entries?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const r = await api.read(`/platform/feed_entries?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
       if (r.status !== 200) throw new Error(`feed read answered ${r.status}: ${r.text.slice(0, 300)}`);
       for (const e of r.body['feedEntries'] as { id: string }[]) seenFeed.set(e.id, (seenFeed.get(e.id) ?? 0) + 1);
       const pg = r.body['pagination'] as { nextCursor?: string | null; hasMore?: boolean };
