@@ -23,17 +23,22 @@ export function expectedSeconds(moduleId: string): number {
   return seconds[relative(dir, moduleId).split('\\').join('/')] ?? Infinity;
 }
 
+/**
+ * `files` with those of the integration project in decreasing expected time, in the places the
+ * integration files held; equal (or unknown) times keep their order.
+ */
+export function longestFirst<T extends { project: { name: string }; moduleId: string }>(files: readonly T[], secondsOf: (moduleId: string) => number = expectedSeconds): T[] {
+  const ordered = files
+    .map((s, i) => ({ s, i, t: secondsOf(s.moduleId) }))
+    .filter((x) => x.s.project.name === 'integration')
+    .sort((a, b) => (a.t === b.t ? a.i - b.i : b.t - a.t))
+    .map((x) => x.s);
+  let next = 0;
+  return files.map((s) => (s.project.name === 'integration' ? ordered[next++]! : s));
+}
+
 export class IntegrationSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
-    const integration = sorted.filter((s) => s.project.name === 'integration');
-    if (integration.length < 2) return sorted;
-    // stable: files of equal (or unknown) time keep vitest's order
-    const ordered = integration
-      .map((s, i) => ({ s, i, t: expectedSeconds(s.moduleId) }))
-      .sort((a, b) => (a.t === b.t ? a.i - b.i : b.t - a.t))
-      .map((x) => x.s);
-    let next = 0;
-    return sorted.map((s) => (s.project.name === 'integration' ? ordered[next++]! : s));
+    return longestFirst(await super.sort(files));
   }
 }
