@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { IntegrationSequencer } from './test/integration/support/sequencer.ts';
 
 // TEST_MODE selects the collection: `unit` (no services) or `integration` (the real stack,
 // started by test/integration/global-setup.ts when it is not running). Unset runs both.
@@ -41,12 +42,20 @@ const workers = (fallback: number): number => {
   return n;
 };
 
+// Integration files also share their worker's process and module graph (no isolation): in a
+// fresh process each file re-imported the service's whole graph (kafkajs, cassandra-driver, koa,
+// ajv, pkijs, the MCP SDK, the stores and roles) before its first test. Their isolation is by
+// data (above), not by process; test/integration/support/leaks.ts fails a file that leaves the
+// environment changed or the process's one embedded ClickHouse engine open. TDX_TEST_ISOLATE=1
+// runs every file in a fresh process instead.
 const integration = {
   extends: true as const,
   test: {
     name: 'integration',
     include: ['test/integration/**/*.test.ts'],
     globalSetup: ['test/integration/global-setup.ts'],
+    setupFiles: ['test/integration/support/leaks.ts'],
+    isolate: process.env['TDX_TEST_ISOLATE'] === '1',
     maxWorkers: workers(2),
     testTimeout: 120_000,
     hookTimeout: 180_000,
@@ -63,5 +72,7 @@ export default defineConfig({
   test: {
     projects: mode === 'unit' ? [unit, unitIsolated] : mode === 'integration' ? [integration] : mode === 'chaos' ? [chaos] : [unit, unitIsolated, integration],
     reporters: ['default'],
+    // integration files start longest first (test/integration/support/sequencer.ts)
+    sequence: { sequencer: IntegrationSequencer },
   },
 });

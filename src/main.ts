@@ -65,15 +65,16 @@ export async function runRoles(roles: readonly Role[], config: Config, logger: L
       await Promise.all(order.filter((x) => x.name !== 'api').map(stopOne));
       if (onStopped) await onStopped();
       clearTimeout(timer);
+      // a process that starts roles again afterwards (the tests) does not pile up handlers
+      for (const sig of ['SIGTERM', 'SIGINT'] as const) process.off(sig, onSignal);
       logger.info({ event: 'process:stopped' }, 'stopped');
     })();
     return stopping;
   };
-  for (const sig of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(sig, () => {
-      void stop().then(() => process.exit(0));
-    });
-  }
+  const onSignal = (): void => {
+    void stop().then(() => process.exit(0));
+  };
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, onSignal);
   for (const r of roles) {
     try {
       await r.start();
@@ -81,6 +82,7 @@ export async function runRoles(roles: readonly Role[], config: Config, logger: L
       logger.error({ event: 'role:start-failed', role: r.name, err }, 'role failed to start');
       for (const s of [...started].reverse()) await s.stop().catch(() => undefined);
       started.length = 0;
+      for (const sig of ['SIGTERM', 'SIGINT'] as const) process.off(sig, onSignal);
       throw err;
     }
     started.push(r);

@@ -178,11 +178,13 @@ async function dropWorkerKeyspaces(run: string): Promise<void> {
   const [{ default: cassandra }, { forgetWorkerKeyspaces, workerKeyspacePrefix }] = await Promise.all([import('cassandra-driver'), import('./helpers/isolated-config.ts')]);
   const env = stackEnv();
   const client = new cassandra.Client({ contactPoints: env.cassandraContactPoints, localDataCenter: env.cassandraLocalDataCenter, socketOptions: { connectTimeout: 10_000, readTimeout: 60_000 } });
+  const started = Date.now();
   try {
     const rows = await client.execute('SELECT keyspace_name FROM system_schema.keyspaces');
     const mine = rows.rows.map((r) => String(r.get('keyspace_name'))).filter((k) => k.startsWith(workerKeyspacePrefix(run)));
     for (const ks of mine) await client.execute(`DROP KEYSPACE IF EXISTS ${ks}`);
     forgetWorkerKeyspaces(mine);
+    process.stderr.write(`[global-setup] dropped the workers' ${mine.length} keyspaces in ${Date.now() - started} ms\n`);
   } catch (err) {
     process.stderr.write(`[global-setup] could not drop the workers' keyspaces: ${err instanceof Error ? err.message : String(err)}\n`);
   } finally {

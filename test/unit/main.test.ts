@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseRoles } from '../../src/main.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { parseRoles, runRoles, type Role } from '../../src/main.ts';
 import { NODE_SERVICES } from '../../src/domain/node-services.ts';
 
 describe('parseRoles', () => {
@@ -18,5 +20,30 @@ describe('parseRoles', () => {
 
   it.each(['node:nope', 'web', '', 'node:'])('rejects %j with config_invalid', (spec) => {
     expect(() => parseRoles(spec)).toThrowError(expect.objectContaining({ code: 'config_invalid' }) as Error);
+  });
+});
+
+describe('runRoles', () => {
+  const config = loadConfig({});
+  const logger = createLogger({ ...config, logLevel: 'silent' });
+  const role = (name: string, fail = false): Role => ({
+    name,
+    start: () => (fail ? Promise.reject(new Error('no start')) : Promise.resolve()),
+    stop: () => Promise.resolve(),
+  });
+  const handlers = () => [process.listenerCount('SIGTERM'), process.listenerCount('SIGINT')];
+
+  it('handles SIGTERM and SIGINT while the roles run, and leaves no handler once stopped', async () => {
+    const before = handlers();
+    const stop = await runRoles([role('api'), role('scheduler')], config, logger);
+    expect(handlers()).toEqual(before.map((n) => n + 1));
+    await stop();
+    expect(handlers()).toEqual(before);
+  });
+
+  it('leaves no handler when a role fails to start', async () => {
+    const before = handlers();
+    await expect(runRoles([role('api'), role('scheduler', true)], config, logger)).rejects.toThrow('no start');
+    expect(handlers()).toEqual(before);
   });
 });

@@ -48,6 +48,15 @@ const SETTINGS = {
 
 const embedded = new Map<string, { client: ClickHouseClient; users: number }>();
 
+/**
+ * The data folders of the embedded engines this process holds open. chDB binds one folder per
+ * process, so a process that runs one service after another (the integration tests) must close
+ * each before opening the next.
+ */
+export function openEmbeddedClickHouse(): string[] {
+  return [...embedded.keys()];
+}
+
 export function createClickHouse(config: Config): ClickHouseHandle {
   const ch = config.clickhouse;
   if (ch.url) {

@@ -3,15 +3,21 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMigrate } from '../../../src/cli/commands/migrate.ts';
 import { createLogger } from '../../../src/logger.ts';
-import { captureIo, eventually, isolatedConfig } from '../helpers/isolated-config.ts';
+import { captureIo, eventually, isolatedConfig, migrateWorkerKeyspace } from '../helpers/isolated-config.ts';
 
-const iso = isolatedConfig({ TDX_API_PORT: '0', TDX_LOG_LEVEL: 'info' });
+// the API only reads: the worker's shared keyspace (migrated once per worker) serves it
+const iso = isolatedConfig({ TDX_API_PORT: '0', TDX_LOG_LEVEL: 'info' }, { sharedKeyspace: true });
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 let child: ChildProcess | undefined;
 let output = '';
 
 beforeAll(async () => {
-  await runMigrate(iso.config, createLogger({ ...iso.config, logLevel: 'silent' }), captureIo().io);
+  const migrate = (parts: string[]) => runMigrate(iso.config, createLogger({ ...iso.config, logLevel: 'silent' }), captureIo().io, parts);
+  await Promise.all([
+    migrate(['topics', 'schemas']),
+    migrateWorkerKeyspace(iso.config, () => migrate(['cassandra'])).then((shared) => (shared ? undefined : migrate(['cassandra']))),
+    migrate(['clickhouse']),
+  ]);
 });
 
 afterAll(async () => {
