@@ -18,8 +18,8 @@ import { interchange, po850, startPipeline, type Pipeline } from './support.ts';
 const SECRET = 'whsec_cmVjb3Zlci10ZXN0LXNpZ25pbmctc2VjcmV0IQ==';
 /**
  * Failed deliveries recovered in the window: RECOVER_COUNT, 100 in the integration suite (each
- * one is six failed calls and six failed error notifications before the recovery starts; 100
- * already take the throttle, not the pipeline, to set the recovery's pace), and `npm run
+ * costs six failed calls and six failed error notifications before the recovery starts, and at
+ * 100 the throttle, not the pipeline, still sets the recovery's pace: RATE below); `npm run
  * recover:scale` runs 2,000, the operations scale this file was written for.
  */
 const N = Number(process.env['RECOVER_COUNT'] ?? 100);

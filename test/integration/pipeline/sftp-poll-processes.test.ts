@@ -1,6 +1,7 @@
 /**
  * SFTP polling across processes: the scheduler runs as real child processes (`tdx start --role
- * scheduler`) while this process runs the rest of the pipeline.
+ * scheduler`) while this process runs the API, the materializer and the steps a polled file
+ * passes through.
  *
  * - SIGKILL of the scheduler between storing a fetched file and removing it (held there with
  *   TDX_SFTP_FETCH_PAUSE: once before its work item was produced, once after): after a restart
