@@ -179,6 +179,13 @@ function render(template: string, vars: Record<string, string>): string {
   return text;
 }
 
+/**
+ * JVM flags for a store that serves a test's few requests rather than a load run: the C1 compiler
+ * only (as the stack's schema registry runs), so the JVM does not spend most of its start, and
+ * much of a short test's CPU, compiling code with C2 for a steady state the test never reaches.
+ */
+const LIGHT_JVM = ['-XX:TieredStopAtLevel=1'] as const;
+
 /** True once the broker answers a metadata request and lists itself (a short-lived admin client). */
 async function kafkaServes(port: number): Promise<boolean> {
   const kafka = new kafkajs.Kafka({ clientId: 'tdx-private-stores', brokers: [`127.0.0.1:${port}`], logLevel: kafkajs.logLevel.NOTHING, connectionTimeout: 2_000, requestTimeout: 5_000, retry: { retries: 0 } });
@@ -220,7 +227,7 @@ async function privateKafkaProcess(o: StoreOptions): Promise<StoreProcess> {
     java: o.java,
     readyMs: o.readyMs,
     ready: () => kafkaServes(kafkaPort),
-    args: [`-Xms${heap}`, `-Xmx${heap}`, '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-XX:MaxDirectMemorySize=256m', ...common, 'kafka.Kafka', `${kd}/conf/server.properties`],
+    args: [`-Xms${heap}`, `-Xmx${heap}`, '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-XX:MaxDirectMemorySize=256m', ...(o.light ? LIGHT_JVM : []), ...common, 'kafka.Kafka', `${kd}/conf/server.properties`],
   });
 }
 
@@ -234,10 +241,10 @@ export interface PrivateKafka {
 }
 
 /** Starts a private Kafka broker alone and resolves once it serves clients. */
-export async function startPrivateKafka(opts: { readonly dir: string; readonly heap?: string; readonly readyMs?: number }): Promise<PrivateKafka> {
+export async function startPrivateKafka(opts: { readonly dir: string; readonly heap?: string; readonly readyMs?: number; readonly light?: boolean }): Promise<PrivateKafka> {
   const why = privateStoresUnavailable();
   if (why) throw new Error(`private stores unavailable: ${why}`);
-  const kafka = await privateKafkaProcess({ dir: opts.dir, java: findJava(process.env)!, cache: path.join(stackDir(), 'cache'), readyMs: opts.readyMs ?? 300_000, ...(opts.heap ? { heap: opts.heap } : {}) });
+  const kafka = await privateKafkaProcess({ dir: opts.dir, java: findJava(process.env)!, cache: path.join(stackDir(), 'cache'), readyMs: opts.readyMs ?? 300_000, light: opts.light === true, ...(opts.heap ? { heap: opts.heap } : {}) });
   try {
     await kafka.start();
   } catch (err) {
@@ -254,7 +261,10 @@ interface StoreOptions {
   readonly cache: string;
   readonly readyMs: number;
   readonly heap?: string;
+  /** See LIGHT_JVM. */
+  readonly light?: boolean;
 }
+
 
 /**
  * A single Cassandra node configured as deploy/stack.sh configures the stack's, with a cluster
@@ -297,6 +307,7 @@ async function privateCassandraProcess(o: StoreOptions): Promise<StoreProcess> {
       '-Xss512k',
       '-XX:MaxDirectMemorySize=256m',
       ...flags,
+      ...(o.light ? LIGHT_JVM : []),
       `-javaagent:${lib}/${jamm}`,
       `-Dcassandra.config=file://${cd}/conf/cassandra.yaml`,
       `-Dlogback.configurationFile=${cd}/conf/logback.xml`,
@@ -324,10 +335,10 @@ export interface PrivateCassandra {
 }
 
 /** Starts a private Cassandra node alone and resolves once it accepts CQL connections. */
-export async function startPrivateCassandra(opts: { readonly dir: string; readonly heap?: string; readonly readyMs?: number }): Promise<PrivateCassandra> {
+export async function startPrivateCassandra(opts: { readonly dir: string; readonly heap?: string; readonly readyMs?: number; readonly light?: boolean }): Promise<PrivateCassandra> {
   const why = privateStoresUnavailable();
   if (why) throw new Error(`private stores unavailable: ${why}`);
-  const cassandra = await privateCassandraProcess({ dir: opts.dir, java: findJava(process.env)!, cache: path.join(stackDir(), 'cache'), readyMs: opts.readyMs ?? 300_000, ...(opts.heap ? { heap: opts.heap } : {}) });
+  const cassandra = await privateCassandraProcess({ dir: opts.dir, java: findJava(process.env)!, cache: path.join(stackDir(), 'cache'), readyMs: opts.readyMs ?? 300_000, light: opts.light === true, ...(opts.heap ? { heap: opts.heap } : {}) });
   try {
     await cassandra.start();
   } catch (err) {

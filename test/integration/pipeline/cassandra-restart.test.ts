@@ -41,7 +41,7 @@ describe.skipIf(unavailable !== undefined)(`Cassandra node restarted (${signal})
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'tdx-cassandra-restart-'));
     const started = Date.now();
-    node = await startPrivateCassandra({ dir, heap: '512m', readyMs: 240_000 });
+    node = await startPrivateCassandra({ dir, heap: '512m', readyMs: 240_000, light: true });
     console.log(`private Cassandra ${node.env['CASSANDRA_CONTACT_POINTS']} ready in ${Date.now() - started} ms (data ${dir})`);
     p = await startPipeline(pollingPartnerDoc(), { env: { ...node.env } });
   }, 400_000);

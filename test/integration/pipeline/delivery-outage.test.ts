@@ -98,7 +98,7 @@ beforeAll(async () => {
   session = await connectSftp();
   await call<void>((cb) => session.sftp.mkdir(base, cb));
   for (const n of ['ship', 'other']) for (const s of ['in', 'out']) await call<void>((cb) => session.sftp.mkdir(dir(`${n}-${s}`), cb));
-  p = await startPipeline(configDoc((hang.address() as AddressInfo).port), { env: { TDX_RETRY_DELAYS_SECONDS: DELAYS_S.join(','), TDX_RETRY_JITTER_PERCENT: '10' } });
+  p = await startPipeline(configDoc((hang.address() as AddressInfo).port), { env: { TDX_RETRY_DELAYS_SECONDS: DELAYS_S.join(','), TDX_RETRY_JITTER_PERCENT: '10' }, sharedKeyspace: true });
 }, 240_000);
 
 afterAll(async () => {

@@ -33,7 +33,7 @@ let exited: string | null = null;
 beforeAll(async () => {
   if (!corpusPresent) return;
   // every submission uses one key: the 240 a minute of the contract would refuse most of them
-  p = await startPipeline(corpusDoc(corpusFiles()), { roles: 'api,materializer,scheduler,node:partner_endpoint', env: { TDX_RATE_LIMIT_PER_MINUTE: '1000000' } });
+  p = await startPipeline(corpusDoc(corpusFiles()), { roles: 'api,materializer,scheduler,node:partner_endpoint', env: { TDX_RATE_LIMIT_PER_MINUTE: '1000000' }, sharedKeyspace: true });
   const env: NodeJS.ProcessEnv = { ...process.env, ...p.iso.env, TDX_LOG_LEVEL: 'warn', TDX_LOG_FORMAT: 'json' };
   delete env['NODE_OPTIONS'];
   // FUZZ_CHILD_LOG=<file> keeps the node services' own log (info and above) for a failure's diagnosis

@@ -42,7 +42,7 @@ describe.skipIf(unavailable !== undefined)(`Kafka broker restarted (${signal}) w
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'tdx-kafka-outage-'));
     const started = Date.now();
-    broker = await startPrivateKafka({ dir, readyMs: 150_000 });
+    broker = await startPrivateKafka({ dir, readyMs: 150_000, light: true });
     console.log(`private broker ${broker.env['KAFKA_BROKERS']} ready in ${Date.now() - started} ms (data ${dir})`);
     p = await startPipeline(pollingPartnerDoc(), { env: { ...broker.env } });
   }, 400_000);

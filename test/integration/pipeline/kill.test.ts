@@ -27,7 +27,7 @@ function startNodes(): ChildProcess {
 }
 
 beforeAll(async () => {
-  p = await startPipeline(pollingPartnerDoc(), { roles: 'api,materializer,scheduler' });
+  p = await startPipeline(pollingPartnerDoc(), { roles: 'api,materializer,scheduler', sharedKeyspace: true });
   child = startNodes();
 }, 240_000);
 

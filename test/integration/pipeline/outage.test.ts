@@ -64,7 +64,7 @@ beforeAll(async () => {
   const [host, port] = stackEnv().cassandraContactPoints[0]!.split(':');
   proxy = new CutProxy(host!, Number(port ?? 9042));
   await proxy.open();
-  p = await startPipeline(pollingPartnerDoc(), { env: { CASSANDRA_CONTACT_POINTS: `127.0.0.1:${proxy.port}` } });
+  p = await startPipeline(pollingPartnerDoc(), { env: { CASSANDRA_CONTACT_POINTS: `127.0.0.1:${proxy.port}` }, sharedKeyspace: true });
 }, 240_000);
 afterAll(async () => {
   await proxy?.open().catch(() => undefined);

@@ -15,6 +15,7 @@ let p: Pipeline;
 beforeAll(async () => {
   p = await startPipeline(pollingPartnerDoc(), {
     env: { TDX_CONSUMER_ATTEMPTS: '3', TDX_CONSUMER_RETRY_MIN_MS: '100', TDX_CONSUMER_RETRY_MAX_MS: '400' },
+    sharedKeyspace: true,
     parts: poisonedMappingParts(() => new TypeError('Cannot read properties of undefined (reading "heading")')),
   });
 }, 240_000);

@@ -1,6 +1,7 @@
 /**
  * SFTP polling across processes: the scheduler runs as real child processes (`tdx start --role
- * scheduler`) while this process runs the rest of the pipeline.
+ * scheduler`) while this process runs the API, the materializer and the steps a polled file
+ * passes through.
  *
  * - SIGKILL of the scheduler between storing a fetched file and removing it (held there with
  *   TDX_SFTP_FETCH_PAUSE: once before its work item was produced, once after): after a restart
@@ -14,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NODE_SERVICES } from '../../../src/domain/node-services.ts';
+import type { NodeService } from '../../../src/domain/node-services.ts';
 import type { ConfigDocument, PartnerDoc } from '../../../src/domain/configuration.ts';
 import { CassandraSftpPollStore } from '../../../src/adapters/cassandra/sftp-poll-store.ts';
 import { eventually } from '../helpers/isolated-config.ts';
@@ -42,6 +43,9 @@ async function drop(d: string, name: string, text: string): Promise<void> {
     await call<void>((cb) => c.rename(posix.join(d, `.${name}.part`), posix.join(d, name), cb));
   });
 }
+
+/** The steps of a polled file's 850 to a polling partner without acknowledgments. */
+const POLLED_850_STEPS: readonly NodeService[] = ['sftp_fetch', 'x12_split', 'mapping', 'validation', 'feed'];
 
 const POLL_ENV = { TDX_SFTP_POLL_TICK_MS: '200', TDX_SFTP_POLL_UNIT_MS: '1000', TDX_SFTP_STABILITY_INTERVAL_MS: '300', TDX_SFTP_POLL_LEASE_MS: '3000' };
 
@@ -119,8 +123,10 @@ beforeAll(async () => {
     implementations: [{ name: 'po-850', version: '1', status: 'published', transactionSet: { identifier: '850', release: '004010' }, definition: { base: true } }],
     partners: [partner('CRASH', 'crash-sftp'), partner('TWO', 'two-sftp')],
   };
-  // everything but the scheduler runs here; the schedulers are the child processes
-  const roles = ['api', 'materializer', ...NODE_SERVICES.map((n) => `node:${n}`)].join(',');
+  // the schedulers are the child processes; this process runs the API (the connections' ids),
+  // the materializer (ClickHouse, read below) and the steps a polled 850 delivered by polling
+  // passes through, and no consumer for steps these partners never reach
+  const roles = ['api', 'materializer', ...POLLED_850_STEPS.map((n) => `node:${n}`)].join(',');
   p = await startPipeline(doc, { roles, env: POLL_ENV, sharedKeyspace: true });
   polls = new CassandraSftpPollStore(await p.reader.cassandra());
 }, 240_000);

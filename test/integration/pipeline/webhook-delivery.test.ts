@@ -82,7 +82,7 @@ beforeAll(async () => {
   // a schedule of whole seconds (the others run it scaled further, support.ts): calls a second
   // apart or more are what tells each attempt's own signature timestamp (whole seconds) from a
   // reused one
-  p = await startPipeline(doc(rx.url), { env: { TDX_RETRY_DELAYS_SECONDS: '1,2,4,8,16', TDX_RETRY_ATTEMPT_TIMEOUT_MS: '10000' } });
+  p = await startPipeline(doc(rx.url), { env: { TDX_RETRY_DELAYS_SECONDS: '1,2,4,8,16', TDX_RETRY_ATTEMPT_TIMEOUT_MS: '10000' }, sharedKeyspace: true });
 }, 240_000);
 
 afterAll(async () => {
