@@ -180,6 +180,9 @@ export async function startFuzzTarget(): Promise<Running> {
   const p = await startPipeline(populatedDoc(folder, sink.url, secrets), {
     parts: partsWithSftpInput,
     env: { TDX_RATE_LIMIT_PER_MINUTE: '1000000', TDX_REPLAY_RATE_LIMIT_PER_MINUTE: '1000000' },
+    // in a test run, the worker's keyspace (migrated once per worker; the fuzzer's requests all
+    // carry the organization's key); run alone (npm run fuzz:api), a keyspace of its own
+    sharedKeyspace: true,
   });
   try {
     // a second mapping version, so version numbers 1 and 2 exist

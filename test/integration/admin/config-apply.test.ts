@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CassandraConfigAdminStore } from '../../../src/adapters/cassandra/config-store.ts';
 import { CassandraOrganizationStore } from '../../../src/adapters/cassandra/organization-store.ts';
-import { cassandraEnv, dumpKeyspace, orgWithKeys, type Env } from '../platform/support.ts';
+import { cassandraEnv, createOrg, dumpKeyspace, orgWithKeys, type Env } from '../platform/support.ts';
 
 let env: Env;
 const dir = mkdtempSync(path.join(tmpdir(), 'tdx-config-'));
@@ -47,7 +47,7 @@ describe('tdx admin', () => {
 
 describe('tdx config apply', () => {
   it('applies the demo file, and applying it again leaves identical state', async () => {
-    const { org } = await orgWithKeys(env, 'Demo');
+    const org = await createOrg(env, 'Demo');
     const store = new CassandraConfigAdminStore(env.client, env.config.secrets.keyring);
     const first = await env.tdx(['config', 'apply', 'deploy/demo/config.yaml', '--org', org]);
     expect(first.code, first.stderr).toBe(0);
@@ -84,7 +84,7 @@ describe('tdx config apply', () => {
   });
 
   it('rejects an invalid file naming file, line and field, and applies nothing of it', async () => {
-    const { org } = await orgWithKeys(env, 'Invalid');
+    const org = await createOrg(env, 'Invalid');
     const store = new CassandraConfigAdminStore(env.client, env.config.secrets.keyring);
     expect((await env.tdx(['config', 'apply', 'deploy/demo/config.yaml', '--org', org])).code).toBe(0);
     const before = await store.loadState(org);
@@ -119,7 +119,7 @@ describe('tdx config apply', () => {
   });
 
   it('a changed transformation adds a mapping version; a changed delivery method rebuilds both flows as version 2', async () => {
-    const { org } = await orgWithKeys(env, 'Changes');
+    const org = await createOrg(env, 'Changes');
     const store = new CassandraConfigAdminStore(env.client, env.config.secrets.keyring);
     expect((await env.tdx(['config', 'apply', 'deploy/demo/config.yaml', '--org', org])).code).toBe(0);
     const text = demo

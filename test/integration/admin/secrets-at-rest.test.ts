@@ -16,7 +16,7 @@ import { CassandraConfigAdminStore } from '../../../src/adapters/cassandra/confi
 import { CassandraSecretReader } from '../../../src/adapters/cassandra/processing-store.ts';
 import { rotateSecrets } from '../../../src/adapters/cassandra/secret-store.ts';
 import { SecretKeyring } from '../../../src/domain/secret-envelope.ts';
-import { cassandraEnv, dumpKeyspace, orgWithKeys, type Env } from '../platform/support.ts';
+import { cassandraEnv, createOrg, dumpKeyspace, type Env } from '../platform/support.ts';
 
 const ENVELOPE = /^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/;
 const SFTP_PASSWORD = `pw-${randomBytes(12).toString('hex')}`;
@@ -51,7 +51,7 @@ async function secretRows(): Promise<{ org: string; owner: string; name: string;
 }
 
 async function applyDemo(name: string): Promise<string> {
-  const { org } = await orgWithKeys(env, name);
+  const org = await createOrg(env, name);
   const r = await env.tdx(['config', 'apply', 'deploy/demo/config.yaml', '--org', org]);
   expect(r.code, r.stderr).toBe(0);
   return org;
@@ -129,14 +129,17 @@ describe('secrets at rest', () => {
     expect(dumpAfter.includes(legacy)).toBe(false);
 
     // tdx start with only the retired key, or a different key under the id k2: refused at start
-    const missing = await env.tdx(['start', '--role', 'materializer'], { TDX_SECRETS_KEYS: oldKeys });
+    // (the three refused starts only read: they run side by side)
+    const [missing, different, none] = await Promise.all([
+      env.tdx(['start', '--role', 'materializer'], { TDX_SECRETS_KEYS: oldKeys }),
+      env.tdx(['start', '--role', 'materializer'], { TDX_SECRETS_KEYS: keyLine('k2') }),
+      env.tdx(['start', '--role', 'materializer'], { TDX_SECRETS_KEYS: '' }),
+    ]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('config_invalid');
     expect(missing.stderr).toContain('TDX_SECRETS_KEYS / TDX_SECRETS_KEY_FILE: stored partner secrets are encrypted under key "k2", which is not configured');
-    const different = await env.tdx(['start', '--role', 'materializer'], { TDX_SECRETS_KEYS: keyLine('k2') });
     expect(different.code).toBe(1);
     expect(different.stderr).toContain('TDX_SECRETS_KEYS / TDX_SECRETS_KEY_FILE: the key configured as "k2" is not the key that encrypted the stored partner secrets');
-    const none = await env.tdx(['start', '--role', 'materializer'], { TDX_SECRETS_KEYS: '' });
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('TDX_SECRETS_KEYS / TDX_SECRETS_KEY_FILE: no operator key');
 

@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { runMigrate } from '../../../src/cli/commands/migrate.ts';
 import { createCassandraClient, type CassandraClient } from '../../../src/adapters/cassandra/client.ts';
 import { createLogger } from '../../../src/logger.ts';
+import { createOrganization } from '../../../src/admin/admin-service.ts';
+import { CassandraOrganizationStore } from '../../../src/adapters/cassandra/organization-store.ts';
 import { captureIo, isolatedConfig, migrateWorkerKeyspace, type IsolationOptions, type Isolated } from '../helpers/isolated-config.ts';
 
 export const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -57,6 +59,15 @@ export async function cassandraEnv(extra: Record<string, string> = {}, opts: Iso
       await iso.cleanup();
     },
   };
+}
+
+/**
+ * Creates an organization as `tdx admin org create` does, in this process, without keys: for
+ * tests that only need one to apply a configuration to (a command process costs a second or more
+ * of start-up; the command itself is tested in admin/config-apply.test.ts).
+ */
+export async function createOrg(env: Env, name: string): Promise<string> {
+  return (await createOrganization(new CassandraOrganizationStore(env.client), name)).id;
 }
 
 /** Creates an organization and one key of each kind through the command line. */

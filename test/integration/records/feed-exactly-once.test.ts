@@ -43,7 +43,8 @@ beforeAll(async () => {
   const roles = ['api', 'scheduler', ...NODE_SERVICES.map((s) => `node:${s}`)].join(',');
   // the reader below polls every 50 ms with one key for as long as the waves take: under the
   // contract's 240 a minute it would be refused (429) once the test runs past a quarter minute
-  p = await startPipeline(pollingPartnerDoc(), { roles, env: { TDX_FEED_VISIBILITY_LAG_MS: '0', TDX_RATE_LIMIT_PER_MINUTE: '1000000' } });
+  // everything read here is the pipeline's organization's: the worker's shared keyspace serves
+  p = await startPipeline(pollingPartnerDoc(), { roles, env: { TDX_FEED_VISIBILITY_LAG_MS: '0', TDX_RATE_LIMIT_PER_MINUTE: '1000000' }, sharedKeyspace: true });
 }, 180_000);
 
 afterAll(async () => {

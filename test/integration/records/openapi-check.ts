@@ -3,6 +3,7 @@
  * JSON pointers into the document (added to ajv as `openapi`), and closed object schemas so an
  * undocumented property fails validation.
  */
+import type { ValidateFunction } from 'ajv';
 
 /** A JSON-pointer reference into the document added to ajv as `openapi`. */
 export const pointer = (...parts: string[]): string => `openapi#/${parts.map((p) => encodeURIComponent(p.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/')}`;
@@ -27,4 +28,17 @@ export function templateOf(templates: readonly string[], path: string): string |
     if (tp.every((seg, i) => (seg.startsWith('{') && seg.endsWith('}') ? parts[i] !== '' : seg === parts[i]))) return t;
   }
   return null;
+}
+
+/** A compiled validator for each JSON pointer into the document, compiled once (compiling per response cost seconds). */
+export function validators(ajv: { compile(schema: object): ValidateFunction }): (ref: string) => ValidateFunction {
+  const compiled = new Map<string, ValidateFunction>();
+  return (ref) => {
+    let v = compiled.get(ref);
+    if (!v) {
+      v = ajv.compile({ $ref: ref });
+      compiled.set(ref, v);
+    }
+    return v;
+  };
 }
