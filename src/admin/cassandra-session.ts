@@ -8,8 +8,10 @@ import { createLogger, loadPrettyLogs } from '../logger.ts';
 import { createCassandraClient, type CassandraClient } from '../adapters/cassandra/client.ts';
 
 export async function openAdminSession(config: Config): Promise<CassandraClient> {
-  await loadPrettyLogs(config);
-  const client = createCassandraClient(config, createLogger({ ...config, logLevel: 'warn' }));
+  // The commands write their answer (JSON, YAML, ids) on stdout, where a script reads it; the
+  // driver's warnings (a slow host, a reconnect) go to stderr, so they never corrupt it.
+  await loadPrettyLogs(config, process.stderr);
+  const client = createCassandraClient(config, createLogger({ ...config, logLevel: 'warn' }, process.stderr));
   try {
     await client.connect();
   } catch (err) {

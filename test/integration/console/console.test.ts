@@ -3,7 +3,8 @@
  * driven by playwright-core, against the service's roles on the real stack, over documents that
  * went through the pipeline (an inbound 850 with its 997, an outbound 810 uploaded over SFTP, an
  * outbound 810 to a sandbox). Every page is scanned with axe-core (no serious or critical
- * violation), and the screenshots of docs/console.md are taken here.
+ * violation), and the screenshots of docs/console.md are taken here: into docs/console with
+ * TDX_UPDATE_SCREENSHOTS=1, else into a temporary folder (a test run leaves the checkout as it was).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -20,7 +21,8 @@ import { connectSftp, sftpSettings } from '../helpers/sftp.ts';
 import { interchange, po850, startPipeline, type Pipeline } from '../pipeline/support.ts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
-const shots = path.join(root, 'docs', 'console');
+const updateShots = process.env['TDX_UPDATE_SCREENSHOTS'] === '1';
+const shots = updateShots ? path.join(root, 'docs', 'console') : mkdtempSync(path.join(tmpdir(), 'tdx-console-shots-'));
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const base = uniqueId('cons');
 const dir = (name: string): string => posix.join(base, name);
@@ -105,6 +107,7 @@ afterAll(async () => {
   await browser?.close();
   await p?.stop();
   if (consoleDir) rmSync(consoleDir, { recursive: true, force: true });
+  if (!updateShots) rmSync(shots, { recursive: true, force: true });
 });
 
 /** A fresh browser session (its own sessionStorage) signed in with `key` through the address. */
