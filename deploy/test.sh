@@ -41,13 +41,12 @@ stack_t0=$SECONDS
 ( bash deploy/stack.sh start >"$results/stack.log" 2>&1; echo $? >"$results/stack.rc"; echo $SECONDS >"$results/stack.end" ) &
 stack_pid=$!
 
-# Type-check and lint (one process each, one core each) run in the background, one after the
-# other, while the unit tests run; their output follows the unit tests'.
-order+=(typecheck typecheck-console lint)
+# Type-check (both TypeScript projects) and lint run in the background, in one process
+# (scripts/check.mjs: the lint's type-aware rules read the programs the type-check built), while
+# the unit tests run; its output follows the unit tests'.
+order+=(check)
 checks() {
-  step typecheck npx tsc -p tsconfig.json --noEmit
-  step typecheck-console npx tsc -p console/tsconfig.json --noEmit
-  step lint npx eslint --max-warnings 0 .
+  step check node scripts/check.mjs
 }
 checks >"$results/checks.log" 2>&1 &
 checks_pid=$!
@@ -72,7 +71,7 @@ else
 fi
 
 # Each step's time (the stack's overlaps type-check, lint and unit tests; type-check and lint
-# overlap the unit tests).
+# overlap the unit tests; check is the type-check and the lint).
 failed=()
 {
   echo "step              status  seconds"

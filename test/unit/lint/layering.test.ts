@@ -17,7 +17,7 @@ const eslint = new ESLint({ cwd, overrideConfig: [untyped] });
 // The layering cases read no-restricted-imports alone. Without no-cycle, which would parse the
 // whole module graph behind a fixture's import (all of src/ behind '../main.ts'), a case takes
 // milliseconds instead of seconds.
-const layering = new ESLint({ cwd, overrideConfig: [untyped, { files: ['**/*.ts'], rules: { 'import-x/no-cycle': 'off' } }] });
+const layering = new ESLint({ cwd, overrideConfig: [untyped, { files: ['**/*.ts'], rules: { 'tdx/no-cycle': 'off' } }] });
 
 async function restricted(filePath: string, source: string): Promise<string[]> {
   const [r] = await layering.lintText(source, { filePath });
@@ -109,7 +109,7 @@ describe('import cycles', { timeout: 60_000 }, () => {
       writeFileSync(`${root}${dir}/a.ts`, "import { b } from './b.ts';\nexport const a = (): number => b() + 1;\n");
       writeFileSync(`${root}${dir}/b.ts`, "import { a } from './a.ts';\nexport const b = (): number => 1;\nexport const c = (): number => a();\n");
       const cycles = async (): Promise<number> =>
-        (await eslint.lintFiles([`${dir}/a.ts`, `${dir}/b.ts`])).flatMap((r) => r.messages).filter((m) => m.ruleId === 'import-x/no-cycle').length;
+        (await eslint.lintFiles([`${dir}/a.ts`, `${dir}/b.ts`])).flatMap((r) => r.messages).filter((m) => m.ruleId === 'tdx/no-cycle').length;
       expect(await cycles()).toBe(2);
       writeFileSync(`${root}${dir}/b.ts`, 'export const b = (): number => 1;\n');
       expect(await cycles()).toBe(0);
