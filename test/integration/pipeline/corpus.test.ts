@@ -36,7 +36,8 @@ describe.skipIf(!present)('the shared corpus through the pipeline', () => {
   let p: Pipeline;
   const files = present ? corpusFiles() : [];
   beforeAll(async () => {
-    p = await startPipeline(corpusDoc(files));
+    // reads only its own organization and traces: the worker's keyspace, migrated once
+    p = await startPipeline(corpusDoc(files), { sharedKeyspace: true });
   }, 240_000);
   afterAll(async () => p?.stop());
 

@@ -9,7 +9,8 @@ import { interchange, po850, pollingPartnerDoc, startPipeline, type Pipeline } f
 
 let p: Pipeline;
 beforeAll(async () => {
-  p = await startPipeline(pollingPartnerDoc());
+  // reads only its own organization and traces: the worker's keyspace, migrated once
+  p = await startPipeline(pollingPartnerDoc(), { sharedKeyspace: true });
 }, 180_000);
 afterAll(async () => p?.stop());
 
