@@ -62,7 +62,8 @@ async function apply(org: string, name: string, text: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  env = await cassandraEnv();
+  // reads only its own organization: the worker's keyspace, migrated once
+  env = await cassandraEnv({}, { sharedKeyspace: true });
   const logger = createLogger({ ...env.config, logLevel: 'silent' });
   const app = createApp({ logger, checks: [], routers: [platformRouterOverCassandra(env.config, logger, env.client).router] });
   server = await new Promise<Server>((resolve) => {
