@@ -154,9 +154,12 @@ describe('tdx recover', () => {
     const earlyCounts = await Promise.all(before.map(async (id) => (await earlyStores.transactions.get(p.org, id))!.resendCount));
     expect(earlyCounts.every((n) => n === 0)).toBe(true);
     expect(rx.callsTo('/in/other').length).toBe(20 * 6);
-    // the throttle: N replays at RATE a second take (N - 1) / RATE seconds at least
+    // the throttle: the N replays start (N - 1) / RATE seconds apart at least (3 s here; unthrottled,
+    // they reach the receiver within a second). The receiver sees them a pipeline's latency after
+    // their start, and the first replay's latency can exceed the last one's (a cold path, a busy
+    // machine): half a second of that difference is allowed
     const span = recovered.at(-1)!.at - recovered[0]!.at;
-    expect(span).toBeGreaterThanOrEqual(((N - 1) / RATE) * 1000 * 0.9);
+    expect(span).toBeGreaterThanOrEqual(((N - 1) / RATE) * 1000 - 500);
     const counts = await Promise.all(inWindow.map(async (id) => (await earlyStores.transactions.get(p.org, id))!.resendCount));
     expect(counts.every((n) => n === 1)).toBe(true);
 
