@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { ValidateFunction } from 'ajv';
+import { validators } from '../records/openapi-check.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../../src/http/app.ts';
 import { platformRouterOverCassandra } from '../../../src/compose.ts';
@@ -141,8 +141,7 @@ describe('configuration endpoints against Cassandra', () => {
     const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
     ajv.addSchema(doc, 'openapi');
     // one validator per documented response, compiled once rather than per URL
-    const compiled = new Map<string, ValidateFunction>();
-    const validatorOf = (ref: string): ValidateFunction => compiled.get(ref) ?? compiled.set(ref, ajv.compile({ $ref: ref })).get(ref)!;
+    const validatorOf = validators(ajv);
     const rows = await rowsOf(a.standard);
     expect(Object.fromEntries(LISTS.map((l) => [l, rows[l]!.length]))).toEqual({
       connections: 3,

@@ -14,10 +14,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMigrate } from '../../../src/cli/commands/migrate.ts';
 import { createLogger } from '../../../src/logger.ts';
-import { createApiKey, createOrganization } from '../../../src/admin/admin-service.ts';
+import { createApiKey } from '../../../src/admin/admin-service.ts';
 import { CassandraOrganizationStore } from '../../../src/adapters/cassandra/organization-store.ts';
 import { captureIo } from '../helpers/isolated-config.ts';
-import { cassandraEnv, root, type Env } from './support.ts';
+import { cassandraEnv, createOrg, root, type Env } from './support.ts';
 
 let env: Env;
 const children: ChildProcess[] = [];
@@ -69,7 +69,7 @@ beforeAll(async () => {
 /** An organization and a key of each kind, written through the admin service (the command line is tested in admin/). */
 async function orgWithKeys(name: string): Promise<{ org: string; sandbox: string; newKey(kind: 'standard' | 'read-only'): Promise<{ key: string; id: string }> }> {
   const orgs = new CassandraOrganizationStore(env.client);
-  const org = (await createOrganization(orgs, name)).id;
+  const org = await createOrg(env, name);
   const newKey = async (kind: 'standard' | 'read-only' | 'sandbox') => {
     const { key, record } = await createApiKey(orgs, org, kind, null);
     return { key, id: record.id };
