@@ -34,6 +34,18 @@ KAFKA_HEAP=${TDX_STACK_KAFKA_HEAP:-512m}
 REGISTRY_HEAP=${TDX_STACK_REGISTRY_HEAP:-320m}
 CASSANDRA_HEAP=${TDX_STACK_CASSANDRA_HEAP:-1024m}
 
+# TDX_STACK_PROFILE=tests: a stack that lives for one run of the test suite. Kafka and Cassandra
+# compile with C1 only and collect with the serial collector, and Cassandra runs without its Java
+# assertions: a run of the tests costs Cassandra less than half the CPU (docs/stack.md). The
+# default profile keeps the servers' own settings (C2 reaches a higher steady throughput, which
+# the service and the benchmarks want).
+PROFILE=${TDX_STACK_PROFILE:-default}
+case $PROFILE in
+  default) PROFILE_JVM=() ;;
+  tests) PROFILE_JVM=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC) ;;
+  *) printf '[stack] error: TDX_STACK_PROFILE must be default or tests, not %s\n' "$PROFILE" >&2; exit 2 ;;
+esac
+
 ALL_COMPONENTS=(kafka registry cassandra sshd)
 
 log() { printf '[stack] %s\n' "$*" >&2; }
@@ -211,8 +223,9 @@ start_kafka() {
     "$java" -Xmx256m "${common[@]}" kafka.tools.StorageTool format -t "$id" -c "$d/conf/server.properties" --ignore-formatted \
       >"$d/logs/format.out" 2>&1 || { tail -n 40 "$d/logs/format.out" >&2; die "kafka storage format failed"; }
   fi
-  launch kafka "$java" "-Xms$KAFKA_HEAP" "-Xmx$KAFKA_HEAP" -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
-    -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:MaxDirectMemorySize=256m \
+  local gc=(-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent)
+  [ "$PROFILE" = tests ] && gc=("${PROFILE_JVM[@]}")
+  launch kafka "$java" "-Xms$KAFKA_HEAP" "-Xmx$KAFKA_HEAP" "${gc[@]}" -XX:MaxDirectMemorySize=256m \
     "${common[@]}" kafka.Kafka "$d/conf/server.properties"
 }
 
@@ -244,7 +257,12 @@ start_cassandra() {
   jamm=$(ls "$lib"/jamm-*.jar 2>/dev/null | head -n1)
   [ -n "$jamm" ] || die "jamm jar missing from $lib"
   local flags=()
-  mapfile -t flags < <(grep -E '^-' "$TPL/cassandra-jvm17.options")
+  if [ "$PROFILE" = tests ]; then # G1's tuning lines give way to the profile's collector
+    mapfile -t flags < <(grep -E '^-' "$TPL/cassandra-jvm17.options" | grep -v -E '^-(ea$|XX:(\+UseG1GC|\+ParallelRefProcEnabled|G1HeapRegionSize|MaxGCPauseMillis|InitiatingHeapOccupancyPercent))')
+    flags+=(-da "${PROFILE_JVM[@]}")
+  else
+    mapfile -t flags < <(grep -E '^-' "$TPL/cassandra-jvm17.options")
+  fi
   launch cassandra "$java" "-Xms$CASSANDRA_HEAP" "-Xmx$CASSANDRA_HEAP" -Xss512k -XX:MaxDirectMemorySize=512m \
     "${flags[@]}" -javaagent:"$jamm" \
     -Dcassandra.config="file://$d/conf/cassandra.yaml" \
@@ -327,7 +345,7 @@ cmd_start() {
       die "$c: port $(port_of "$c") is in use by another process that does not answer as $c"
     else
       [ -n "$java" ] || { [ "$c" = sshd ] || java=$(find_java); }
-      log "$c: starting"
+      log "$c: starting${PROFILE_JVM[*]:+ (profile $PROFILE)}"
       "start_$c" "$java"
       started+=("$c")
     fi

@@ -38,12 +38,15 @@ step chromium bash deploy/chromium.sh
 # The stack boots (JVMs, Cassandra) while the steps that need no services run; its output goes
 # to a file and is shown once the integration step needs it.
 stack_t0=$SECONDS
-( bash deploy/stack.sh start >"$results/stack.log" 2>&1; echo $? >"$results/stack.rc"; echo $SECONDS >"$results/stack.end" ) &
+# A stack this run starts uses the tests profile (deploy/stack.sh: C1-compiled, serial-collected
+# JVMs); a stack already running is reused as it is.
+( TDX_STACK_PROFILE=${TDX_STACK_PROFILE:-tests} bash deploy/stack.sh start >"$results/stack.log" 2>&1; echo $? >"$results/stack.rc"; echo $SECONDS >"$results/stack.end" ) &
 stack_pid=$!
 
 # Type-check (both TypeScript projects) and lint run in the background, in one process
-# (scripts/check.mjs: the lint's type-aware rules read the programs the type-check built), while
-# the unit tests run; its output follows the unit tests'.
+# (scripts/check.mjs: the lint's type-aware rules read the programs the type-check built), beside
+# the unit tests and then the integration tests, which need nothing from it; its output follows
+# the integration tests'.
 order+=(check)
 checks() {
   step check node scripts/check.mjs
@@ -51,8 +54,6 @@ checks() {
 checks >"$results/checks.log" 2>&1 &
 checks_pid=$!
 step unit env TEST_MODE=unit npx vitest run --reporter=default --reporter=json --outputFile.json="$results/unit.json"
-wait "$checks_pid"
-cat "$results/checks.log" >&2
 
 wait_t0=$SECONDS
 echo "==> stack (started in the background)" >&2
@@ -70,8 +71,11 @@ else
   order+=(stack); echo "FAILED $stack_s" >"$results/step.stack"
 fi
 
+wait "$checks_pid"
+cat "$results/checks.log" >&2
+
 # Each step's time (the stack's overlaps type-check, lint and unit tests; type-check and lint
-# overlap the unit tests; check is the type-check and the lint).
+# overlap the unit and integration tests; check is the type-check and the lint).
 failed=()
 {
   echo "step              status  seconds"
