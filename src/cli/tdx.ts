@@ -77,6 +77,17 @@ export async function runCli(argv: string[], io: CliIo = { stdout: process.stdou
     const command = await entry.load();
     return await command(rest, io);
   } catch (err) {
+    const argsError = parseArgsError(err);
+    if (argsError !== undefined) {
+      // A command's arguments refused by node:util parseArgs: a usage error, not a crash.
+      const help = rest.length === 1 && (rest[0] === '--help' || rest[0] === '-h');
+      if (help) {
+        io.stdout.write(`tdx ${name}: ${entry.summary}\n`);
+        return 0;
+      }
+      io.stderr.write(`tdx ${name}: ${argsError}\n  ${entry.summary}\n`);
+      return 2;
+    }
     if (isTdxError(err)) {
       io.stderr.write(`tdx ${name}: ${err.code}: ${err.message}\n`);
       return err.status >= 500 ? 1 : 2;
@@ -84,4 +95,11 @@ export async function runCli(argv: string[], io: CliIo = { stdout: process.stdou
     io.stderr.write(`tdx ${name}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     return 1;
   }
+}
+
+/** The message of a node:util `parseArgs` refusal (unknown option, missing value...), if `err` is one. */
+function parseArgsError(err: unknown): string | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_') ? err.message : undefined;
 }
