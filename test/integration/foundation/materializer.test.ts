@@ -2,7 +2,8 @@
  * The materializer on the real stack: the feed sequencer gives feed entries their createdAt in
  * the order it takes them, keeps the first createdAt of a repeated request, sets a transaction's
  * deliveredAt from its first success entry, inserts into ClickHouse and then moves the watermark
- * past what it inserted; results and logs are inserted as they come.
+ * past what it inserted; results and logs are inserted as they come. The records are kept in the
+ * test worker's shared keyspace, under an organization of this file's own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMigrate } from '../../../src/cli/commands/migrate.ts';
@@ -16,9 +17,12 @@ import type { StoredTransaction } from '../../../src/domain/records.ts';
 import { feedEntryId } from '../../../src/domain/ids.ts';
 import { snapshotOf } from '../../../src/nodes/runtime.ts';
 import { fromChTime } from '../../../src/adapters/clickhouse/client.ts';
-import { captureIo, eventually, isolatedConfig } from '../helpers/isolated-config.ts';
+import { captureIo, eventually, isolatedConfig, migrateWorkerKeyspace } from '../helpers/isolated-config.ts';
+import { uniqueId } from '../helpers/env.ts';
 
-const iso = isolatedConfig();
+const iso = isolatedConfig({}, { sharedKeyspace: true });
+/** This file's organization in the shared keyspace. */
+const ORG = uniqueId('org-m-');
 const { config } = iso;
 const logger = createLogger({ ...config, logLevel: 'silent' });
 const resources = new Resources(config, logger);
@@ -26,7 +30,12 @@ let role: Role;
 const db = config.clickhouse.database;
 
 beforeAll(async () => {
-  await runMigrate(config, logger, captureIo().io);
+  const migrate = (parts: string[]) => runMigrate(config, logger, captureIo().io, parts);
+  await Promise.all([
+    migrate(['topics', 'schemas']),
+    migrateWorkerKeyspace(config, () => migrate(['cassandra'])).then((shared) => (shared ? undefined : migrate(['cassandra']))),
+    migrate(['clickhouse']),
+  ]);
   role = materializerRole(resources);
   await role.start();
 }, 180_000);
@@ -56,7 +65,7 @@ async function page(org: string): Promise<Row[]> {
 function transaction(id: string, trace: string): StoredTransaction {
   const now = Date.now() * 1000;
   return {
-    id, organizationId: 'org-m', traceGuid: trace, direction: 'inbound', usageIndicator: 'P', partnerKey: 'ACME', transactionSetIdentifier: '850', release: '004010', reference: 'PO-1',
+    id, organizationId: ORG, traceGuid: trace, direction: 'inbound', usageIndicator: 'P', partnerKey: 'ACME', transactionSetIdentifier: '850', release: '004010', reference: 'PO-1',
     senderQualifier: 'ZZ', senderExtid: 'A', receiverQualifier: 'ZZ', receiverExtid: 'B', interchangeControlNumber: '1', groupControlNumber: '1', transactionSetControlNumber: '0001',
     duplicateOf: null, flowId: null, flowVersion: null, flowName: null, createdAt: now, failed: false, failedNodeName: null, completed: true, deliveredAt: null, warningCount: 0,
     acknowledgmentStatus: null, acknowledgedBy: null, acknowledges: null, resendCount: 0, lastResentAt: null, roles: {}, deliveryNodeId: null, deliveryResultId: null, deliveryInputResultId: null, updatedAt: now,
@@ -73,7 +82,7 @@ describe('feed sequencer', () => {
     // requestedAt out of order on purpose: the sequencer's own clock decides the order
     const request = (n: number, opts: Partial<FeedRequestMessage> = {}): FeedRequestMessage => ({
       id: feedEntryId(`res-${n}`),
-      organizationId: 'org-m',
+      organizationId: ORG,
       direction: 'inbound',
       status: n === 2 ? 'error' : 'success',
       partnerKey: 'ACME',
@@ -87,7 +96,7 @@ describe('feed sequencer', () => {
     const first = [request(1, { transactionId: 'tx-1' }), request(2), request(3)];
     await producer.send(first.map((e) => ({ topic: wire.topic('events.feed'), key: e.traceGuid, value: wire.encode('events.feed', e) })));
     const three = await eventually(async () => {
-      const rows = await page('org-m');
+      const rows = await page(ORG);
       return rows.length === 3 ? rows : undefined;
     }, 60_000, 'three feed entries');
     expect(three.map((r) => r.result_id)).toEqual(['res-1', 'res-2', 'res-3']);
@@ -98,7 +107,7 @@ describe('feed sequencer', () => {
     // everything inserted is at or before the watermark
     expect(await readFeedWatermark(await resources.clickhouse())).toBeGreaterThanOrEqual(times[2]!);
     const tx = await eventually(async () => {
-      const t = await stores.transactions.get('org-m', 'tx-1');
+      const t = await stores.transactions.get(ORG, 'tx-1');
       return t?.deliveredAt ? t : undefined;
     }, 30_000, 'deliveredAt');
     expect(tx.deliveredAt).toBe(times[0]);
@@ -107,13 +116,13 @@ describe('feed sequencer', () => {
     // transaction (a redelivery) does not move deliveredAt
     await producer.send([request(1, { transactionId: 'tx-1' }), request(4, { transactionId: 'tx-1' })].map((e) => ({ topic: wire.topic('events.feed'), key: e.traceGuid, value: wire.encode('events.feed', e) })));
     const four = await eventually(async () => {
-      const rows = await page('org-m');
+      const rows = await page(ORG);
       return rows.length === 4 ? rows : undefined;
     }, 60_000, 'the fourth entry');
     expect(four.map((r) => r.result_id)).toEqual(['res-1', 'res-2', 'res-3', 'res-4']);
     expect(fromChTime(four[0]!.created_at)).toBe(times[0]);
     expect(fromChTime(four[3]!.created_at)).toBeGreaterThan(times[2]!);
-    expect((await stores.transactions.get('org-m', 'tx-1'))!.deliveredAt).toBe(times[0]);
+    expect((await stores.transactions.get(ORG, 'tx-1'))!.deliveredAt).toBe(times[0]);
   });
 });
 
@@ -124,16 +133,16 @@ describe('projector', () => {
     const stores = await resources.stores();
     await stores.transactions.record([transaction('tx-r1', 'trace-r'), transaction('tx-r2', 'trace-r')]);
     const now = Date.now() * 1000;
-    const result = (id: string, tx: string) => ({ id, organizationId: 'org-m', traceGuid: 'trace-r', transactionId: tx, flowId: null, nodeId: 'n-map', nodeName: 'Map', service: 'mapping', status: 'success' as const, direction: 'inbound' as const, partnerKey: 'ACME', errorMessage: null, resend: false, detail: '{}', createdAt: now, updatedAt: now, version: now });
+    const result = (id: string, tx: string) => ({ id, organizationId: ORG, traceGuid: 'trace-r', transactionId: tx, flowId: null, nodeId: 'n-map', nodeName: 'Map', service: 'mapping', status: 'success' as const, direction: 'inbound' as const, partnerKey: 'ACME', errorMessage: null, resend: false, detail: '{}', createdAt: now, updatedAt: now, version: now });
     const value: RecordEvents = {
       results: [result('res-r1', 'tx-r1'), result('res-r2', 'tx-r2')],
-      logs: [{ id: 'log-r1', organizationId: 'org-m', traceGuid: 'trace-r', level: 'info', message: 'mapped two sets', nodeName: 'Map', createdAt: now }],
-      changes: [{ id: 'tx-r1', organizationId: 'org-m', traceGuid: 'trace-r', changedAt: now, snapshot: null }, { id: 'tx-r2', organizationId: 'org-m', traceGuid: 'trace-r', changedAt: now, snapshot: null }],
+      logs: [{ id: 'log-r1', organizationId: ORG, traceGuid: 'trace-r', level: 'info', message: 'mapped two sets', nodeName: 'Map', createdAt: now }],
+      changes: [{ id: 'tx-r1', organizationId: ORG, traceGuid: 'trace-r', changedAt: now, snapshot: null }, { id: 'tx-r2', organizationId: ORG, traceGuid: 'trace-r', changedAt: now, snapshot: null }],
     };
     await producer.send([{ topic: wire.topic('events.records'), key: 'trace-r', value: wire.encode('events.records', value) }]);
     const ch = await resources.clickhouse();
     const count = async (table: string): Promise<number> => {
-      const rs = await ch.client.query({ query: `SELECT count() AS n FROM ${db}.${table} FINAL WHERE org_id = 'org-m' AND trace_guid = 'trace-r'`, format: 'JSONEachRow' });
+      const rs = await ch.client.query({ query: `SELECT count() AS n FROM ${db}.${table} FINAL WHERE org_id = {org:String} AND trace_guid = 'trace-r'`, query_params: { org: ORG }, format: 'JSONEachRow' });
       return Number((await rs.json<{ n: string }>())[0]!.n);
     };
     const counts = await eventually(async () => {
@@ -157,15 +166,15 @@ describe('projector', () => {
       results: [],
       logs: [],
       changes: [
-        { id: 'tx-s1', organizationId: 'org-m', traceGuid: 'trace-s', changedAt: now, snapshot: snapshot('PO-SNAPSHOT') },
-        { id: 'tx-s2', organizationId: 'org-m', traceGuid: 'trace-s', changedAt: now, snapshot: snapshot('PO-SNAPSHOT') },
-        { id: 'tx-s2', organizationId: 'org-m', traceGuid: 'trace-s', changedAt: now, snapshot: null },
+        { id: 'tx-s1', organizationId: ORG, traceGuid: 'trace-s', changedAt: now, snapshot: snapshot('PO-SNAPSHOT') },
+        { id: 'tx-s2', organizationId: ORG, traceGuid: 'trace-s', changedAt: now, snapshot: snapshot('PO-SNAPSHOT') },
+        { id: 'tx-s2', organizationId: ORG, traceGuid: 'trace-s', changedAt: now, snapshot: null },
       ],
     };
     await producer.send([{ topic: wire.topic('events.records'), key: 'trace-s', value: wire.encode('events.records', value) }]);
     const ch = await resources.clickhouse();
     const rows = await eventually(async () => {
-      const rs = await ch.client.query({ query: `SELECT id, reference, warning_count FROM ${db}.transactions FINAL WHERE org_id = 'org-m' AND trace_guid = 'trace-s' ORDER BY id`, format: 'JSONEachRow' });
+      const rs = await ch.client.query({ query: `SELECT id, reference, warning_count FROM ${db}.transactions FINAL WHERE org_id = {org:String} AND trace_guid = 'trace-s' ORDER BY id`, query_params: { org: ORG }, format: 'JSONEachRow' });
       const r = await rs.json<{ id: string; reference: string; warning_count: number }>();
       return r.length === 2 ? r : undefined;
     }, 60_000, 'the projected transactions');

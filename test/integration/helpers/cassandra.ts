@@ -4,7 +4,7 @@ import { afterAll, beforeAll, onTestFinished } from 'vitest';
 import { createCassandraClient } from '../../../src/adapters/cassandra/client.ts';
 import { runMigrate } from '../../../src/cli/commands/migrate.ts';
 import { createLogger } from '../../../src/logger.ts';
-import { captureIo, type Isolated } from './isolated-config.ts';
+import { captureIo, migrateWorkerKeyspace, type Isolated } from './isolated-config.ts';
 import { stackEnv, uniqueId } from './env.ts';
 
 export interface TestKeyspace {
@@ -50,14 +50,16 @@ export async function createTestKeyspace(): Promise<TestKeyspace> {
 }
 
 /**
- * A store test's Cassandra: `iso`'s keyspace migrated and a client connected before the file's
- * tests, shut down and `iso` cleaned up after them. Answers the client (once connected).
+ * A store test's Cassandra: `iso`'s keyspace migrated (the worker's shared keyspace once per
+ * worker) and a client connected before the file's tests, shut down and `iso` cleaned up after
+ * them. Answers the client (once connected).
  */
 export function migratedCassandra(iso: Isolated): () => cassandra.Client {
   const logger = createLogger({ ...iso.config, logLevel: 'silent' });
   let client: cassandra.Client | undefined;
   beforeAll(async () => {
-    await runMigrate(iso.config, logger, captureIo().io, ['cassandra']);
+    const migrate = () => runMigrate(iso.config, logger, captureIo().io, ['cassandra']);
+    if (!(await migrateWorkerKeyspace(iso.config, migrate))) await migrate();
     client = createCassandraClient(iso.config, logger);
     await client.connect();
   }, 120_000);

@@ -87,6 +87,8 @@ export function forgetWorkerKeyspaces(keyspaces: readonly string[]): void {
 export function isolatedConfig(extra: Record<string, string> = {}, opts: IsolationOptions = {}): Isolated {
   const id = uniqueId('i');
   const shared = opts.sharedKeyspace ? workerKeyspace() : undefined;
+  // the migrations give the tables a default TTL of the retention: the worker's keyspace keeps the default one
+  if (shared && extra['TDX_RETENTION_SECONDS'] !== undefined) throw new Error('TDX_RETENTION_SECONDS needs a keyspace of its own (not sharedKeyspace)');
   const dataDir = mkdtempSync(path.join(tmpdir(), `tdx-it-${id}-`));
   const env: Record<string, string> = {
     TDX_LOG_LEVEL: process.env['TDX_LOG_LEVEL'] ?? 'warn',

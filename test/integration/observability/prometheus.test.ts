@@ -56,6 +56,7 @@ beforeAll(async () => {
     env: { TDX_CONSUMER_ATTEMPTS: '2', TDX_CONSUMER_RETRY_MIN_MS: '50', TDX_CONSUMER_RETRY_MAX_MS: '200', TDX_INLINE_STEPS: 'off' },
     // test interchanges (ISA15 T) always fail in the mapping step
     parts: poisonedMappingParts(() => new TypeError('always fails')),
+    sharedKeyspace: true,
   });
   prom = await startPrometheus({ targets: [new URL(p.url).host], ruleFiles: [RULES] });
 }, 240_000);

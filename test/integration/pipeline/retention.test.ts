@@ -21,7 +21,7 @@ import { createCassandraClient } from '../../../src/adapters/cassandra/client.ts
 import { CassandraTransactionStore } from '../../../src/adapters/cassandra/processing-store.ts';
 import { createKafka } from '../../../src/adapters/kafka/client.ts';
 import { newId } from '../../../src/domain/ids.ts';
-import { captureIo, eventually, isolatedConfig, type Isolated } from '../helpers/isolated-config.ts';
+import { captureIo, eventually, isolatedConfig, migrateWorkerKeyspace, type Isolated } from '../helpers/isolated-config.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 import { interchange, po850, startPipeline, type Pipeline } from './support.ts';
 
@@ -39,17 +39,22 @@ function txRecord(org: string, id: string, createdAt: number): StoredTransaction
   };
 }
 
-// The two parts run at once: each has a keyspace of its own, and most of their time is waiting
-// for a retention to pass.
+// The two parts run at once, and most of their time is waiting for a retention to pass. The first
+// gives its store the retention and the store writes every TTL itself, so it works in the test
+// worker's shared keyspace under an organization of its own; the pipeline's keyspace is its own,
+// migrated with the retention under test (the tables' default TTLs).
 describe.concurrent('Cassandra cell TTLs of an updated transaction', () => {
   const R = 3;
   let iso: Isolated;
   let client: Client;
 
   beforeAll(async () => {
-    iso = isolatedConfig({ TDX_RETENTION_SECONDS: String(R) });
+    // not TDX_RETENTION_SECONDS: a configuration that migrates the shared keyspace gives its tables
+    // their default TTL, which must stay the default for the worker's other files
+    iso = isolatedConfig({}, { sharedKeyspace: true });
     const logger = createLogger({ ...iso.config, logLevel: 'silent' });
-    await runMigrate(iso.config, logger, captureIo().io, ['cassandra']);
+    const migrate = () => runMigrate(iso.config, logger, captureIo().io, ['cassandra']);
+    if (!(await migrateWorkerKeyspace(iso.config, migrate))) await migrate();
     client = createCassandraClient(iso.config, logger);
   }, 60_000);
 
@@ -60,7 +65,7 @@ describe.concurrent('Cassandra cell TTLs of an updated transaction', () => {
 
   it('expires the whole row at createdAt + R whatever was updated later; a plain update would leave a partial row', async ({ expect }) => {
     const store = new CassandraTransactionStore(client, { retentionSeconds: R });
-    const org = 'org-ttl';
+    const org = newId();
     const created = nowUs();
     const [aligned, plain] = [newId(), newId()];
     await store.record([txRecord(org, aligned, created), txRecord(org, plain, created)]);

@@ -1,7 +1,8 @@
 /**
- * The SFTP poller's Cassandra records on a real Cassandra (a keyspace of the test's own): the
- * poll lease is exclusive under contention and expires with its TTL, a fetched file's claim is
- * won exactly once, and the poll state round-trips (with a poll request kept apart).
+ * The SFTP poller's Cassandra records on a real Cassandra (the test worker's shared keyspace, under
+ * an organization of this file's own): the poll lease is exclusive under contention and expires
+ * with its TTL, a fetched file's claim is won exactly once, and the poll state round-trips (with a
+ * poll request kept apart).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCassandraClient, type CassandraClient } from '../../../src/adapters/cassandra/client.ts';
@@ -9,17 +10,26 @@ import { migrateCassandra } from '../../../src/adapters/cassandra/migrate.ts';
 import { CassandraSftpPollStore } from '../../../src/adapters/cassandra/sftp-poll-store.ts';
 import { createLogger } from '../../../src/logger.ts';
 import type { FetchedFile, PollState } from '../../../src/domain/sftp-polling.ts';
-import { isolatedConfig } from '../helpers/isolated-config.ts';
+import { isolatedConfig, migrateWorkerKeyspace } from '../helpers/isolated-config.ts';
+import { uniqueId } from '../helpers/env.ts';
 
-const iso = isolatedConfig();
+const iso = isolatedConfig({}, { sharedKeyspace: true });
+/** This file's organization in the shared keyspace. */
+const ORG = uniqueId('org-');
 let clients: CassandraClient[] = [];
 let stores: CassandraSftpPollStore[] = [];
 
 beforeAll(async () => {
   const logger = createLogger({ ...iso.config, logLevel: 'silent' });
-  const admin = createCassandraClient(iso.config, logger, { useKeyspace: false });
-  await migrateCassandra(admin, iso.config);
-  await admin.shutdown();
+  const migrate = async (): Promise<void> => {
+    const admin = createCassandraClient(iso.config, logger, { useKeyspace: false });
+    try {
+      await migrateCassandra(admin, iso.config);
+    } finally {
+      await admin.shutdown();
+    }
+  };
+  if (!(await migrateWorkerKeyspace(iso.config, migrate))) await migrate();
   // two clients, as two scheduler replicas would have
   clients = [createCassandraClient(iso.config, logger), createCassandraClient(iso.config, logger)];
   await Promise.all(clients.map((c) => c.connect()));
@@ -34,31 +44,31 @@ afterAll(async () => {
 describe('poll lease', () => {
   it('goes to exactly one of many replicas asking at once; only its owner renews or gives it back', async () => {
     const owners = Array.from({ length: 8 }, (_, i) => `replica-${i}`);
-    const got = await Promise.all(owners.map((o, i) => stores[i % 2]!.acquireLease('org', 'conn-1', o, 30_000)));
+    const got = await Promise.all(owners.map((o, i) => stores[i % 2]!.acquireLease(ORG, 'conn-1', o, 30_000)));
     expect(got.filter(Boolean)).toHaveLength(1);
     const holder = owners[got.indexOf(true)]!;
     const other = owners.find((o) => o !== holder)!;
-    expect(await stores[0]!.acquireLease('org', 'conn-1', holder, 30_000)).toBe(true); // renewal
-    expect(await stores[1]!.acquireLease('org', 'conn-1', other, 30_000)).toBe(false);
-    await stores[1]!.releaseLease('org', 'conn-1', other); // not the owner: no effect
-    expect(await stores[1]!.acquireLease('org', 'conn-1', other, 30_000)).toBe(false);
-    await stores[0]!.releaseLease('org', 'conn-1', holder);
-    expect(await stores[1]!.acquireLease('org', 'conn-1', other, 30_000)).toBe(true);
+    expect(await stores[0]!.acquireLease(ORG, 'conn-1', holder, 30_000)).toBe(true); // renewal
+    expect(await stores[1]!.acquireLease(ORG, 'conn-1', other, 30_000)).toBe(false);
+    await stores[1]!.releaseLease(ORG, 'conn-1', other); // not the owner: no effect
+    expect(await stores[1]!.acquireLease(ORG, 'conn-1', other, 30_000)).toBe(false);
+    await stores[0]!.releaseLease(ORG, 'conn-1', holder);
+    expect(await stores[1]!.acquireLease(ORG, 'conn-1', other, 30_000)).toBe(true);
     // another connection's lease is independent
-    expect(await stores[0]!.acquireLease('org', 'conn-2', holder, 30_000)).toBe(true);
+    expect(await stores[0]!.acquireLease(ORG, 'conn-2', holder, 30_000)).toBe(true);
   });
 
   it('expires with its TTL when its owner is gone', async () => {
-    expect(await stores[0]!.acquireLease('org', 'conn-ttl', 'dead-replica', 1_000)).toBe(true);
-    expect(await stores[1]!.acquireLease('org', 'conn-ttl', 'live-replica', 1_000)).toBe(false);
+    expect(await stores[0]!.acquireLease(ORG, 'conn-ttl', 'dead-replica', 1_000)).toBe(true);
+    expect(await stores[1]!.acquireLease(ORG, 'conn-ttl', 'live-replica', 1_000)).toBe(false);
     await new Promise((r) => setTimeout(r, 2_200));
-    expect(await stores[1]!.acquireLease('org', 'conn-ttl', 'live-replica', 1_000)).toBe(true);
+    expect(await stores[1]!.acquireLease(ORG, 'conn-ttl', 'live-replica', 1_000)).toBe(true);
   });
 });
 
 describe('fetched files', () => {
   const file = (trace: string): FetchedFile => ({
-    organizationId: 'org',
+    organizationId: ORG,
     connectionId: 'conn-1',
     path: 'in/PO-1.edi',
     size: 120,
@@ -84,19 +94,19 @@ describe('fetched files', () => {
     const winner = a.won ? a.record : b.record;
     expect((a.won ? b : a).record).toEqual(winner);
     await stores[0]!.markState(winner, 'produced');
-    const found = await stores[1]!.fetched('org', 'conn-1', 'in/PO-1.edi', 120, 1_780_000_000);
+    const found = await stores[1]!.fetched(ORG, 'conn-1', 'in/PO-1.edi', 120, 1_780_000_000);
     expect(found).toEqual([{ ...winner, state: 'produced' }]);
     // another content under the same name, size and time is another file
     expect((await stores[0]!.claim({ ...file('trace-c'), fileKey: 'key-b' })).won).toBe(true);
-    expect(await stores[0]!.fetched('org', 'conn-1', 'in/PO-1.edi', 120, 1_780_000_000)).toHaveLength(2);
-    expect(await stores[0]!.fetched('org', 'conn-1', 'in/PO-1.edi', 121, 1_780_000_000)).toEqual([]);
+    expect(await stores[0]!.fetched(ORG, 'conn-1', 'in/PO-1.edi', 120, 1_780_000_000)).toHaveLength(2);
+    expect(await stores[0]!.fetched(ORG, 'conn-1', 'in/PO-1.edi', 121, 1_780_000_000)).toEqual([]);
   });
 });
 
 describe('poll state', () => {
   it('round-trips, and a poll request made meanwhile survives the save', async () => {
     const state: PollState = {
-      organizationId: 'org',
+      organizationId: ORG,
       connectionId: 'conn-1',
       connectionName: 'acme-sftp',
       partnerKey: 'ACME',
@@ -115,10 +125,10 @@ describe('poll state', () => {
       requestedAt: null,
       seen: [{ name: 'PO-2.edi', size: 10, mtime: 5 }],
     };
-    await stores[0]!.requestPoll('org', 'conn-1', 1_780_000_000_100_000);
+    await stores[0]!.requestPoll(ORG, 'conn-1', 1_780_000_000_100_000);
     await stores[0]!.savePollState(state);
-    expect(await stores[1]!.pollState('org', 'conn-1')).toEqual({ ...state, requestedAt: 1_780_000_000_100_000 });
-    expect((await stores[1]!.pollStates('org')).map((s) => s.connectionId)).toEqual(['conn-1']);
-    expect(await stores[1]!.pollState('org', 'nope')).toBeNull();
+    expect(await stores[1]!.pollState(ORG, 'conn-1')).toEqual({ ...state, requestedAt: 1_780_000_000_100_000 });
+    expect((await stores[1]!.pollStates(ORG)).map((s) => s.connectionId)).toEqual(['conn-1']);
+    expect(await stores[1]!.pollState(ORG, 'nope')).toBeNull();
   });
 });
