@@ -188,11 +188,15 @@ export class SftpSide {
     await this.withSftp(async (s) => {
       const walk = async (d: string): Promise<void> => {
         const entries = await call<{ filename: string; attrs: { isDirectory(): boolean } }[]>((cb) => s.readdir(d, cb)).catch(() => []);
-        for (const e of entries) {
-          const p = posix.join(d, e.filename);
-          if (e.attrs.isDirectory()) await walk(p);
-          else await call<void>((cb) => s.unlink(p, cb)).catch(() => undefined);
-        }
+        // a folder's entries all at once over the session (one by one, a small chaos run's few
+        // hundred files took 6.5 s of round trips)
+        await Promise.all(
+          entries.map(async (e) => {
+            const p = posix.join(d, e.filename);
+            if (e.attrs.isDirectory()) await walk(p);
+            else await call<void>((cb) => s.unlink(p, cb)).catch(() => undefined);
+          }),
+        );
         await call<void>((cb) => s.rmdir(d, cb)).catch(() => undefined);
       };
       await walk(dir);

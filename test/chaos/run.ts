@@ -153,6 +153,13 @@ async function pool<T>(items: readonly T[], n: number, fn: (item: T) => Promise<
   );
 }
 
+/** The text of each of `names` in `dir`, read eight at a time. */
+async function readAll(sftp: SftpSide, dir: string, names: readonly string[]): Promise<Map<string, string>> {
+  const texts = new Map<string, string>();
+  await pool(names, 8, async (name) => void texts.set(name, await sftp.read(path.posix.join(dir, name))));
+  return texts;
+}
+
 /** Messages of a consumer group not yet committed, over every topic it committed on. */
 async function groupLag(admin: Admin, groupId: string): Promise<bigint> {
   const committed = await admin.fetchOffsets({ groupId });
@@ -218,6 +225,10 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
     // the transfers' retries within the settle time: the default schedule spreads them over an
     // hour (docs/transports.md); this one keeps its shape, six attempts, in 15.5 s
     TDX_RETRY_DELAYS_SECONDS: '0.5,1,2,4,8',
+    // a killed process's consumers leave their groups when their session lapses: until then the
+    // restarted process cannot join (its start waits for that) and their partitions wait. The
+    // broker's shortest session (6 s) rather than the tests' 10 s: each kill is over 4 s sooner
+    KAFKA_SESSION_TIMEOUT_MS: '6000',
   });
   const logDir = opts.logDir ?? path.join(iso.config.dataDir, 'logs');
   mkdirSync(logDir, { recursive: true });
@@ -557,12 +568,15 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
     // 5. every 997 to POLL went out once; 6. control numbers unique
     const bump = (m: Map<string, number>, k: string): void => void m.set(k, (m.get(k) ?? 0) + 1);
     const pollFiles = (await sftp.list(dirs.pollOut)).filter((f) => !f.name.startsWith('.'));
+    // the files are read several at a time over the one session (one by one, each read's round
+    // trips added up to 11 s for a small run's 63 files)
+    const pollTexts = await readAll(sftp, dirs.pollOut, pollFiles.map((f) => f.name));
     const ackedGroups = new Map<string, number>();
     const pollIsa = new Map<string, number>();
     /** The files of each 997 ISA13, named in a duplicate's failure line. */
     const filesOfIsa = new Map<string, string[]>();
     for (const f of pollFiles) {
-      const ic = readInterchanges(await sftp.read(path.posix.join(dirs.pollOut, f.name))).interchanges[0];
+      const ic = readInterchanges(pollTexts.get(f.name)!).interchanges[0];
       if (!ic) continue;
       bump(pollIsa, ic.header.controlNumber);
       filesOfIsa.set(ic.header.controlNumber, [...(filesOfIsa.get(ic.header.controlNumber) ?? []), f.name]);
@@ -578,11 +592,12 @@ export async function runChaos(opts: ChaosOptions = {}): Promise<ChaosReport> {
     }
     for (const [icn, n] of pollIsa) if (n > 1) fail('duplicated', `ISA13 ${icn} used by ${n} of the 997s sent to POLL (${(filesOfIsa.get(icn) ?? []).join(', ')})`, n - 1);
     const outFinal = (await sftp.list(dirs.outOut)).filter((f) => !f.name.startsWith('.'));
+    const outUnread = await readAll(sftp, dirs.outOut, outFinal.map((f) => f.name).filter((n) => !outFiles.has(n)));
     const isa = new Map<string, number>();
     const gs = new Map<string, number>();
     const st = new Map<string, number>();
     for (const f of outFinal) {
-      const text = outFiles.get(f.name) ?? (await sftp.read(path.posix.join(dirs.outOut, f.name)));
+      const text = outFiles.get(f.name) ?? outUnread.get(f.name)!;
       const ic = readInterchanges(text).interchanges[0];
       if (!ic) continue;
       bump(isa, ic.header.controlNumber);

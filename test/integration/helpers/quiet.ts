@@ -32,14 +32,24 @@ interface Snapshot {
 async function snapshot(admin: Admin, config: Pick<Config, 'kafka'>): Promise<Snapshot> {
   const topics = (await admin.listTopics()).filter((t) => t.startsWith(config.kafka.topicPrefix)).sort();
   const ends = new Map<string, { low: number; high: number }>();
-  for (const topic of topics) {
-    for (const o of await admin.fetchTopicOffsets(topic)) ends.set(`${topic}:${o.partition}`, { low: Number(o.low), high: Number(o.high) });
+  // the requests of a look go out together (one at a time, a look of 25 topics and 17 groups
+  // took 0.4 s on a loaded machine)
+  const [offsets, listed] = await Promise.all([Promise.all(topics.map(async (topic) => ({ topic, offsets: await admin.fetchTopicOffsets(topic) }))), admin.listGroups()]);
+  for (const { topic, offsets: os } of offsets) {
+    for (const o of os) ends.set(`${topic}:${o.partition}`, { low: Number(o.low), high: Number(o.high) });
   }
-  const groupIds = (await admin.listGroups()).groups.map((g) => g.groupId).filter((g) => g.startsWith(config.kafka.groupPrefix));
+  const groupIds = listed.groups.map((g) => g.groupId).filter((g) => g.startsWith(config.kafka.groupPrefix));
   const behind: string[] = [];
   let active = 0;
   let partitions = 0;
   const groups = groupIds.length === 0 ? [] : (await admin.describeGroups(groupIds)).groups;
+  const committedOf = new Map(
+    await Promise.all(
+      groups
+        .filter((g) => g.state !== 'Empty' && g.state !== 'Dead')
+        .map(async (g) => [g.groupId, topics.length === 0 ? [] : await admin.fetchOffsets({ groupId: g.groupId, topics })] as const),
+    ),
+  );
   for (const g of groups) {
     if (g.state === 'Empty' || g.state === 'Dead') continue; // no member: nobody handles anything
     active++;
@@ -53,7 +63,7 @@ async function snapshot(admin: Admin, config: Pick<Config, 'kafka'>): Promise<Sn
         for (const [topic, partitions] of Object.entries(a?.assignment ?? {})) for (const p of partitions) assigned.add(`${topic}:${p}`);
       }
     }
-    for (const t of topics.length === 0 ? [] : await admin.fetchOffsets({ groupId: g.groupId, topics })) {
+    for (const t of committedOf.get(g.groupId) ?? []) {
       for (const p of t.partitions) {
         const key = `${t.topic}:${p.partition}`;
         const end = ends.get(key) ?? { low: 0, high: 0 };

@@ -12,6 +12,7 @@ import type { ConfigDocument, PartnerDoc } from '../../../src/domain/configurati
 import { statusOf } from '../../../src/domain/records.ts';
 import { runCli } from '../../../src/cli/tdx.ts';
 import { captureIo, eventually } from '../helpers/isolated-config.ts';
+import { kafkaQuiet } from '../helpers/quiet.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 import { interchange, po850, startPipeline, type Pipeline } from './support.ts';
 
@@ -138,7 +139,7 @@ describe('tdx recover', () => {
       return Promise.resolve(calls.length >= N ? calls : undefined);
     }, 120_000, 'the recovered deliveries');
     mark('recovered calls received');
-    await new Promise((r) => setTimeout(r, 3000)); // anything delivered twice would arrive by now
+    await kafkaQuiet(p.iso.config); // anything delivered twice would have arrived by now
     const all = rx.callsTo('/in/hook').slice(already);
     expect(all.length).toBe(N);
     const ids = all.map((c) => String(c.headers['webhook-id']));
@@ -176,7 +177,7 @@ describe('tdx recover', () => {
     mark('second run saw every delivery');
     expect(second.code).toBe(0);
     expect(second.last).toMatchObject({ status: 'done', matched: N, started: 0 });
-    await new Promise((r) => setTimeout(r, 2000));
+    await kafkaQuiet(p.iso.config);
     expect(rx.callsTo('/in/hook').length - already).toBe(N);
     console.log(`recovery of ${N} at ${RATE}/s, from the first submission: ${took.join(', ')}`);
   }, 600_000);
@@ -197,7 +198,7 @@ describe('tdx recover', () => {
     const other2 = (r: Record<string, unknown>): number => (r['skipped'] as Record<string, number>)['already_recovered']! + (r['skipped'] as Record<string, number>)['delivered_since']!;
     expect(other2(ra) + other2(rb)).toBe(20);
     await eventually(() => Promise.resolve(rx.callsTo('/in/other').length - other >= 20 ? true : undefined), 60_000, 'the deliveries');
-    await new Promise((r) => setTimeout(r, 2000));
+    await kafkaQuiet(p.iso.config); // a delivery made twice would have arrived by now
     const calls = rx.callsTo('/in/other').slice(other);
     expect(calls.length).toBe(20);
     expect(new Set(calls.map((c) => c.headers['webhook-id'])).size).toBe(20);

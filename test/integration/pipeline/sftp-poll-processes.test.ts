@@ -19,6 +19,7 @@ import type { NodeService } from '../../../src/domain/node-services.ts';
 import type { ConfigDocument, PartnerDoc } from '../../../src/domain/configuration.ts';
 import { CassandraSftpPollStore } from '../../../src/adapters/cassandra/sftp-poll-store.ts';
 import { eventually } from '../helpers/isolated-config.ts';
+import { kafkaQuiet } from '../helpers/quiet.ts';
 import { reusableSftp, sftpSettings, type SftpSession } from '../helpers/sftp.ts';
 import { uniqueId } from '../helpers/env.ts';
 import { interchange, po850, startPipeline, type Pipeline } from './support.ts';
@@ -181,10 +182,10 @@ describe('SIGKILL of the scheduler between storing and removing a fetched file',
     await eventually(async () => ((await list(crashDir)).length === 0 ? true : undefined), 90_000, 'the file to be removed after the restart');
     const txs = await p.settled(row!.traceGuid, 1);
     expect(txs.map((t) => t.reference)).toEqual([po]);
-    // exactly one transaction for the file, however often it was seen (the pipeline is never
-    // quiet here: its failing webhook deliveries retry through the delay topics, so a wait on the
-    // pipeline's Kafka work would never end)
-    await new Promise((r) => setTimeout(r, 3000));
+    // exactly one transaction for the file, however often it was seen: the file is gone from the
+    // server, so no later poll takes it again, and a second work item produced for it before
+    // would have been handled (and its transaction projected) once the pipeline's Kafka work is done
+    await kafkaQuiet(p.iso.config);
     const counts = await eventually(async () => {
       const m = await transactionsByPo('CRASH');
       return m.get(po) !== undefined ? m : undefined;
@@ -226,7 +227,8 @@ describe('two scheduler processes polling one connection', () => {
       const m = await transactionsByPo('TWO');
       return m.size >= files ? m : undefined;
     }, 60_000, 'every transaction');
-    await new Promise((r) => setTimeout(r, 3000));
+    // every file is gone from the server: a file fetched twice would be projected twice by now
+    await kafkaQuiet(p.iso.config);
     const settled = await transactionsByPo('TWO');
     expect(settled.size).toBe(files);
     expect([...settled.values()].every((n) => n === 1)).toBe(true);
