@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { IntegrationSequencer } from './test/integration/support/sequencer.ts';
+import { TestSequencer } from './test/unit/support/sequencer.ts';
 
 // TEST_MODE selects the collection: `unit` (no services) or `integration` (the real stack,
 // started by test/integration/global-setup.ts when it is not running). Unset runs both.
@@ -15,6 +15,10 @@ if (!['unit', 'integration', 'all', 'chaos'].includes(mode)) {
 // the environment changed. Threads start faster than forked processes. A file that measures the
 // process's own memory runs alone in a fresh process (project unit-alone): another file's
 // garbage in the same heap would be counted as its own.
+// Two workers even on two cores (vitest's default is one fewer than the cores: one here): a unit
+// file often waits (a spawned `tdx` or Python process, a mapping worker, a timer), and with one
+// worker every such wait was the whole step's. The slowest files start first
+// (test/unit/support/sequencer.ts).
 const unitAlone = ['test/unit/x12/stream.test.ts'];
 const unit = {
   extends: true as const,
@@ -25,11 +29,13 @@ const unit = {
     setupFiles: ['test/unit/support/leaks.ts'],
     isolate: false,
     pool: 'threads' as const,
+    maxWorkers: 2,
   },
 };
 const unitIsolated = {
   extends: true as const,
-  test: { name: 'unit-alone', include: unitAlone, isolate: true, pool: 'forks' as const },
+  // the same maxWorkers as unit: vitest runs projects of one group only with equal worker counts
+  test: { name: 'unit-alone', include: unitAlone, isolate: true, pool: 'forks' as const, maxWorkers: 2 },
 };
 // Integration files wait on the services far more than they compute (consumer groups joining,
 // retries, polls), so two of them run at once even on two cores; every file isolates itself (own
@@ -72,7 +78,8 @@ export default defineConfig({
   test: {
     projects: mode === 'unit' ? [unit, unitIsolated] : mode === 'integration' ? [integration] : mode === 'chaos' ? [chaos] : [unit, unitIsolated, integration],
     reporters: ['default'],
-    // integration files start longest first (test/integration/support/sequencer.ts)
-    sequence: { sequencer: IntegrationSequencer },
+    // integration files start longest first (test/integration/support/sequencer.ts), and so do
+    // the slowest unit files (test/unit/support/sequencer.ts)
+    sequence: { sequencer: TestSequencer },
   },
 });
