@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `npm test`: the whole test suite. Type-check, lint, unit tests, then integration tests against
+# `npm test`: the whole test suite. Type-check, lint, unit tests, and integration tests against
 # the real local stack (started when it is not running, reused when it is). The stack starts in
-# the background while type-check, lint and unit tests run (they need no services). Runs every
+# the background while type-check, lint and unit tests run (they need no services); the
+# integration tests start once it is ready. Runs every
 # step, prints each step's time and a summary, and exits non-zero when any step failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -36,7 +37,7 @@ step prometheus bash deploy/observability/ensure-prometheus.sh
 step chromium bash deploy/chromium.sh
 
 # The stack boots (JVMs, Cassandra) while the steps that need no services run; its output goes
-# to a file and is shown once the integration step needs it.
+# to a file and is shown once it is ready.
 stack_t0=$SECONDS
 # A stack this run starts uses the tests profile (deploy/stack.sh: C1-compiled, serial-collected
 # JVMs); a stack already running is reused as it is.
@@ -44,26 +45,29 @@ stack_t0=$SECONDS
 stack_pid=$!
 
 # Type-check (both TypeScript projects) and lint run in the background, in one process
-# (scripts/check.mjs: the lint's type-aware rules read the programs the type-check built), beside
-# the unit tests and then the integration tests, which need nothing from it; its output follows
-# the integration tests'.
-order+=(check)
+# (scripts/check.mjs: the lint's type-aware rules read the programs the type-check built), and so
+# do the unit tests; the integration tests start as soon as the stack is ready, beside what is
+# left of them. Their outputs follow the integration tests'.
+order+=(check unit)
 checks() {
   step check node scripts/check.mjs
 }
+units() {
+  step unit env TEST_MODE=unit npx vitest run --reporter=default --reporter=json --outputFile.json="$results/unit.json"
+}
 checks >"$results/checks.log" 2>&1 &
 checks_pid=$!
-step unit env TEST_MODE=unit npx vitest run --reporter=default --reporter=json --outputFile.json="$results/unit.json"
+units >"$results/unit.log" 2>&1 &
+unit_pid=$!
 
-wait_t0=$SECONDS
-echo "==> stack (started in the background)" >&2
+echo "==> stack (started in the background; unit tests, type-check and lint run meanwhile)" >&2
 wait "$stack_pid"
 cat "$results/stack.log" >&2
 stack_rc=$(cat "$results/stack.rc" 2>/dev/null || echo 1)
 stack_s=$(( $(cat "$results/stack.end" 2>/dev/null || echo $SECONDS) - stack_t0 ))
 if [ "$stack_rc" = 0 ]; then
-  echo "==> stack: ok ($stack_s s, $((SECONDS - wait_t0)) s of it after the unit tests)" >&2
-  order+=(stack); echo "ok $stack_s ($((SECONDS - wait_t0)) s waited)" >"$results/step.stack"
+  echo "==> stack: ok ($stack_s s)" >&2
+  order+=(stack); echo "ok $stack_s" >"$results/step.stack"
   export_stack_env
   step integration env TEST_MODE=integration npx vitest run --reporter=default --reporter=json --outputFile.json="$results/integration.json"
 else
@@ -71,11 +75,13 @@ else
   order+=(stack); echo "FAILED $stack_s" >"$results/step.stack"
 fi
 
+wait "$unit_pid"
+cat "$results/unit.log" >&2
 wait "$checks_pid"
 cat "$results/checks.log" >&2
 
-# Each step's time (the stack's overlaps type-check, lint and unit tests; type-check and lint
-# overlap the unit and integration tests; check is the type-check and the lint).
+# Each step's time (type-check and lint, the unit tests and the stack start together; the
+# integration tests start when the stack is ready; check is the type-check and the lint).
 failed=()
 {
   echo "step              status  seconds"
