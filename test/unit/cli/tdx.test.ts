@@ -1,20 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { Writable } from 'node:stream';
 import { runCli } from '../../../src/cli/tdx.ts';
+import { captured } from '../support/cli-io.ts';
 
-async function run(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const sink = (parts: string[]) =>
-    new Writable({
-      write(chunk: Buffer, _enc, cb) {
-        parts.push(chunk.toString());
-        cb();
-      },
-    });
-  const code = await runCli(argv, { stdout: sink(out), stderr: sink(err) });
-  return { code, stdout: out.join(''), stderr: err.join('') };
-}
+const run = (...argv: string[]) => captured((io) => runCli(argv, io));
 
 describe('tdx command line', () => {
   it('refuses an unknown option of a command with a usage error naming it, not a stack trace', async () => {

@@ -12,9 +12,9 @@ import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { x12Command } from '../../../../src/cli/commands/x12.ts';
+import { captured, type Captured } from '../../support/cli-io.ts';
 
 const corpus = fileURLToPath(new URL('../../../../../shared/corpus/x12/', import.meta.url));
 const present = existsSync(join(corpus, 'SOURCES.md'));
@@ -26,19 +26,7 @@ function files(dir: string): string[] {
   });
 }
 
-async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const sink = (parts: string[]) =>
-    new Writable({
-      write(chunk: Buffer, _enc, cb) {
-        parts.push(chunk.toString());
-        cb();
-      },
-    });
-  const code = await x12Command(args, { stdout: sink(out), stderr: sink(err) });
-  return { code, stdout: out.join(''), stderr: err.join('') };
-}
+const run = (...args: string[]): Promise<Captured> => captured((io) => x12Command(args, io));
 
 /** Per written set, counted on the text alone: ST02, SE01 and SE02 as written, segments ST..SE. */
 function writtenSets(edi: string): { st02: string; se01: string; se02: string; count: number }[] {
