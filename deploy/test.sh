@@ -52,13 +52,11 @@ stack_pid=$!
 # Type-check (both TypeScript projects) and lint run in the background, in one process
 # (scripts/check.mjs: the lint's type-aware rules read the programs the type-check built), beside
 # the unit tests and then the integration tests, which need nothing from it; its output follows
-# the integration tests'. It runs at a lower priority (nice 10): the unit tests and then the
-# integration tests wait for nothing it produces, so it takes the CPU they leave idle. The unit
-# tests run alone before the integration tests: beside them, the unit tests that run a real tool
-# (promtool, a spawned `tdx`) took over their 5 s.
+# the integration tests'. The unit tests run alone before the integration tests: beside them,
+# the unit tests that run a real tool (promtool, a spawned `tdx`) took over their 5 s.
 order+=(check)
 checks() {
-  step check nice -n 10 node scripts/check.mjs
+  step check node scripts/check.mjs
 }
 checks >"$results/checks.log" 2>&1 &
 checks_pid=$!
