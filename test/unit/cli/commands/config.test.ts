@@ -2,30 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configCommand } from '../../../../src/cli/commands/config.ts';
+import { captured } from '../../support/cli-io.ts';
 import { demoEnv } from '../../../support/demo-config.ts';
 
-function sink(): { stream: Writable; text: () => string } {
-  const parts: string[] = [];
-  return {
-    stream: new Writable({
-      write(chunk: Buffer, _enc, cb) {
-        parts.push(chunk.toString());
-        cb();
-      },
-    }),
-    text: () => parts.join(''),
-  };
-}
-
-async function run(...args: string[]) {
-  const out = sink();
-  const err = sink();
-  const code = await configCommand(args, { stdout: out.stream, stderr: err.stream });
-  return { code, stdout: out.text(), stderr: err.text() };
-}
+const run = (...args: string[]) => captured((io) => configCommand(args, io));
 
 // The demo file takes its SFTP user from the environment (the stack's, when applied for real),
 // and its AS2 key and certificates from the paths deploy/demo/as2-keys.sh prints.

@@ -2,32 +2,14 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { x12Command } from '../../../../src/cli/commands/x12.ts';
+import { captured } from '../../support/cli-io.ts';
 import { readInterchanges, allFindings } from '../../../../src/x12/interchange.ts';
 import { fixturesDir } from '../../x12/helpers.ts';
 
-function sink(): { stream: Writable; text: () => string } {
-  const parts: string[] = [];
-  return {
-    stream: new Writable({
-      write(chunk: Buffer, _enc, cb) {
-        parts.push(chunk.toString());
-        cb();
-      },
-    }),
-    text: () => parts.join(''),
-  };
-}
-
-async function run(...args: string[]) {
-  const out = sink();
-  const err = sink();
-  const code = await x12Command(args, { stdout: out.stream, stderr: err.stream });
-  return { code, stdout: out.text(), stderr: err.text() };
-}
+const run = (...args: string[]) => captured((io) => x12Command(args, io));
 
 describe('tdx x12', () => {
   it('parse prints one JSON object per set with envelope fields, reference, warnings and document', async () => {
