@@ -221,7 +221,8 @@ async function privateKafkaProcess(o: StoreOptions): Promise<StoreProcess> {
   writeFileSync(path.join(kd, 'conf/server.properties'), render('kafka-server.properties', { STACK: kd, KAFKA_PORT: String(kafkaPort), KAFKA_CONTROLLER_PORT: String(controllerPort) }) + fastRegistration);
   writeFileSync(path.join(kd, 'conf/log4j.properties'), readFileSync(path.join(TEMPLATES, 'kafka-log4j.properties')));
   const common = ['-Djava.awt.headless=true', `-Dlog4j.configuration=file:${kd}/conf/log4j.properties`, `-Dkafka.logs.dir=${kd}/logs`, '-cp', `${o.cache}/kafka-${KAFKA_VERSION}/libs/*`];
-  const clusterId = randomBytes(16).toString('base64url').slice(0, 22);
+  // base64url may start with '-', which the tool's parser reads as an option: one in 64 formats failed
+  const clusterId = `A${randomBytes(16).toString('base64url').slice(1, 22)}`;
   // not spawnSync: a test may already run the service in this process
   const format = await runJava(o.java, ['-Xmx256m', ...common, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', `${kd}/conf/server.properties`, '--ignore-formatted']);
   if (format.code !== 0) throw new Error(`kafka storage format failed: ${format.output}`);
