@@ -88,8 +88,14 @@ beforeAll(async () => {
   };
   // the broken recipe's build stage (`--target build`) builds alongside (as independent builds
   // would), its failure awaited below
+  // Its `npm ci --omit=optional` leaves out esbuild's platform package, so esbuild's install
+  // script (which runs before the package's own `prepare`) would fetch it from the registry, which
+  // this machine may not reach: it is pointed at the project's copy of that binary instead
+  // (ESBUILD_BINARY_PATH, esbuild's own override), so the step fails where the order breaks it.
+  const esbuildBinary = join(root, `node_modules/@esbuild/${process.platform}-${process.arch}/bin/esbuild`);
+  const brokenEnv = existsSync(esbuildBinary) ? { ...baseEnv, ESBUILD_BINARY_PATH: esbuildBinary } : baseEnv;
   const fixture = parseDockerfile(readFileSync(join(root, 'test/fixtures/docker/Dockerfile.prepare-before-sources'), 'utf8'));
-  broken = buildDockerfile(fixture, { context: root, scratch: join(scratch, 'broken'), baseEnv, onStepDone: onStepDone('broken'), target: 'build' }).then(
+  broken = buildDockerfile(fixture, { context: root, scratch: join(scratch, 'broken'), baseEnv: brokenEnv, onStepDone: onStepDone('broken'), target: 'build' }).then(
     () => null,
     (err: unknown) => err,
   );
