@@ -54,7 +54,7 @@ COPY package.json ./
 COPY bin ./bin
 COPY topics ./topics
 COPY schemas ./schemas
-COPY deploy/docker-entrypoint.sh ./deploy/docker-entrypoint.sh
+COPY deploy/docker-entrypoint.sh deploy/service-node-flags ./deploy/
 COPY --from=build /app/dist ./dist
 USER node
 EXPOSE 8080

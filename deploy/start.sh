@@ -40,4 +40,6 @@ elif [[ ",$roles," == *",all,"* || ",$roles," == *",api,"* ]]; then
 else
   echo "[start] Metrics (Prometheus): http://${TDX_METRICS_HOST:-$host}:${TDX_METRICS_PORT:-9464}/metrics${TDX_METRICS_TOKEN:+ (bearer token required)}; see docs/observability.md" >&2
 fi
-exec node bin/tdx.mjs start --role "${TDX_ROLES:-all}"
+# the service processes' Node flags (deploy/service-node-flags)
+mapfile -t node_flags < <(grep -v '^[[:space:]]*\(#\|$\)' deploy/service-node-flags)
+exec node "${node_flags[@]}" bin/tdx.mjs start --role "${TDX_ROLES:-all}"

@@ -42,6 +42,7 @@ import { generateApiKey, hashApiKey, keyPrefix } from '../../src/domain/api-keys
 import { deterministicId } from '../../src/domain/ids.ts';
 import { isoMicros } from '../../src/domain/records.ts';
 import { PARTNERS, load, loadedCount, documentOf } from './load.ts';
+import { serviceNodeFlags } from '../../test/support/service-node-flags.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const sizes = (process.env['BENCH_API_SIZES'] ?? '10000,1000000').split(',').map((s) => Number(s.trim()));
@@ -95,7 +96,7 @@ function envFor(size: number): Record<string, string> {
 }
 
 function startApi(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [path.join(root, 'bin/tdx.mjs'), 'start', '--role', 'api'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...serviceNodeFlags(), path.join(root, 'bin/tdx.mjs'), 'start', '--role', 'api'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`the API did not start: ${out.slice(-2000)}`)), 120_000);

@@ -81,6 +81,7 @@ import { CassandraConfigAdminStore } from '../../src/adapters/cassandra/config-s
 import { x12ImplementationEngine } from '../../src/domain/x12-implementation-engine.ts';
 import { interchange, po850 } from '../../test/integration/pipeline/support.ts';
 import { isolatedConfig, type Isolated } from '../../test/integration/helpers/isolated-config.ts';
+import { serviceNodeFlags } from '../../test/support/service-node-flags.ts';
 import { countClickHouse, installCounters, resetCounters, takeCounters, type Counts, type RecordedWrite } from './counters.ts';
 import { cassandraCeiling, clickhouseCeiling, kafkaCeiling, type Ceiling } from './ceilings.ts';
 import { cpuSeconds, listenerPid, load, watch, type Usage, type Watched } from './procstat.ts';
@@ -274,7 +275,9 @@ function spawnTdx(iso: Isolated, args: string[], what: string, ready: (stdout: s
   delete env['NODE_OPTIONS'];
   const profDir = process.env['BENCH_CPU_PROF_DIR'];
   const profile = profDir && args[0] === 'start' && (process.env['BENCH_CPU_PROF_ROLES'] ?? 'node:x12_split').split(';').includes(args[2] ?? '') ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
-  const child = spawn(process.execPath, [...profile, 'bin/tdx.mjs', ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // role processes run with the service's Node flags (deploy/service-node-flags), as deploy/start.sh runs them
+  const flags = args[0] === 'start' ? serviceNodeFlags() : [];
+  const child = spawn(process.execPath, [...flags, ...profile, 'bin/tdx.mjs', ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   spawned.add(child);
   child.once('exit', () => spawned.delete(child));
   let err = '';

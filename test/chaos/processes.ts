@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { serviceNodeFlags } from '../support/service-node-flags.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -62,7 +63,7 @@ export function supervise(spec: ProcessSpec, opts: SupervisorOptions): Supervise
     const env: NodeJS.ProcessEnv = { ...process.env, ...opts.env };
     delete env['NODE_OPTIONS'];
     delete env['VITEST'];
-    const c = spawn(process.execPath, ['bin/tdx.mjs', 'start', '--role', spec.roles], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = spawn(process.execPath, [...serviceNodeFlags(), 'bin/tdx.mjs', 'start', '--role', spec.roles], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child = c;
     const orphan = (): void => void c.kill('SIGKILL');
     process.once('exit', orphan);

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDockerfile, DockerBuildError, imageCommand, parseDockerfile, type BuiltStage } from '../../support/dockerfile.ts';
 import { eventually, isolatedConfig } from '../helpers/isolated-config.ts';
+import { serviceNodeFlags } from '../../support/service-node-flags.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 /**
@@ -165,6 +166,10 @@ describe('the Dockerfile, performed stage by stage', () => {
       `the API to listen (output: ${output.slice(-1000)})`,
     );
     expect(JSON.parse(listening)).toMatchObject({ port });
+    // the entry point ran `tdx start` with the service processes' Node flags
+    const argv = readFileSync(`/proc/${api.child.pid}/cmdline`, 'utf8').split('\0');
+    expect(serviceNodeFlags().length).toBeGreaterThan(0);
+    for (const flag of serviceNodeFlags()) expect(argv).toContain(flag);
 
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(health.status).toBe(200);
