@@ -4,7 +4,7 @@
  * server.
  */
 export { stackEnv, uniqueId, type StackEnv, type SftpSettings } from './env.ts';
-export { testKafka, createTestTopicPrefix, createTestSubjectPrefix } from './kafka.ts';
+export { testKafka, createTestTopicPrefix, createTestSubjectPrefix, deleteTopicsIfPresent } from './kafka.ts';
 export { testCassandraClient, createTestKeyspace, type TestKeyspace } from './cassandra.ts';
 export { testChdbPath, testClickHouse, createTestClickHouseDatabase, type TestDatabase } from './clickhouse.ts';
 export { sftpSettings, sftpConnectConfig, connectSftp, createTestSftpDir, type SftpSession } from './sftp.ts';

@@ -2,7 +2,7 @@
  * Kafka and schema registry isolation: every test gets its own topic prefix (and consumer
  * group prefix) and its own subject prefix; what it created is deleted when it finishes.
  */
-import kafkajs, { type Kafka } from 'kafkajs';
+import kafkajs, { type Admin, type Kafka } from 'kafkajs';
 import { onTestFinished } from 'vitest';
 import { stackEnv, uniqueId } from './env.ts';
 
@@ -18,6 +18,30 @@ export function testKafka(): Kafka {
   return shared;
 }
 
+/** Whether `err` (or an error it was caused by) is Kafka's UNKNOWN_TOPIC_OR_PARTITION. */
+function unknownTopic(err: unknown): boolean {
+  for (let e = err as { type?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) if (e.type === 'UNKNOWN_TOPIC_OR_PARTITION') return true;
+  return false;
+}
+
+/**
+ * Deletes `topics`. A topic the broker no longer has counts as deleted: a listing can still name
+ * a topic whose deletion is under way, and kafkajs then retries the whole request until it
+ * gives up, so after that answer the topics are deleted one by one, the gone ones skipped.
+ */
+export async function deleteTopicsIfPresent(admin: Admin, topics: readonly string[]): Promise<void> {
+  try {
+    await admin.deleteTopics({ topics: [...topics], timeout: 30_000 });
+  } catch (err) {
+    if (!unknownTopic(err)) throw err;
+    for (const topic of topics) {
+      await admin.deleteTopics({ topics: [topic], timeout: 30_000 }).catch((e: unknown) => {
+        if (!unknownTopic(e)) throw e;
+      });
+    }
+  }
+}
+
 /**
  * A topic prefix such as `t1a2b3c4d5e6f.` for this test. Topics and consumer groups whose
  * names start with it are deleted when the test finishes.
@@ -29,7 +53,7 @@ export function createTestTopicPrefix(): string {
     try {
       await admin.connect();
       const topics = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
-      if (topics.length > 0) await admin.deleteTopics({ topics, timeout: 30_000 });
+      if (topics.length > 0) await deleteTopicsIfPresent(admin, topics);
       const groups = (await admin.listGroups()).groups.map((g) => g.groupId).filter((g) => g.startsWith(prefix));
       if (groups.length > 0) await admin.deleteGroups(groups).catch(() => undefined);
     } finally {

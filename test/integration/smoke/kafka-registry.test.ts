@@ -4,7 +4,7 @@
  */
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { describe, expect, it } from 'vitest';
-import { createTestSubjectPrefix, createTestTopicPrefix, stackEnv, testKafka } from '../helpers/index.ts';
+import { createTestSubjectPrefix, createTestTopicPrefix, deleteTopicsIfPresent, eventually, stackEnv, testKafka } from '../helpers/index.ts';
 
 const schemaV1 = {
   type: 'record',
@@ -17,6 +17,23 @@ const schemaV1 = {
 };
 
 describe('kafka and schema registry', () => {
+  it("the tests' topic clean-up deletes what is there and takes a topic already gone as deleted", async () => {
+    const prefix = createTestTopicPrefix();
+    // no retries: kafkajs retries an unknown topic's answer for seconds before giving it up
+    const admin = testKafka().admin({ retry: { retries: 0 } });
+    await admin.connect();
+    try {
+      await admin.createTopics({ topics: [{ topic: `${prefix}present`, numPartitions: 1 }], waitForLeaders: true });
+      await expect(admin.deleteTopics({ topics: [`${prefix}present`, `${prefix}gone`] })).rejects.toThrow(/does not host this topic-partition/);
+      await admin.createTopics({ topics: [{ topic: `${prefix}present`, numPartitions: 1 }], waitForLeaders: true }).catch(() => undefined);
+      await deleteTopicsIfPresent(admin, [`${prefix}present`, `${prefix}gone`]);
+      // a deletion under way may still be listed for a moment
+      await eventually(async () => ((await admin.listTopics()).some((t) => t.startsWith(prefix)) ? undefined : true), 10_000, `the topics of ${prefix} to be gone`);
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
   it('round-trips an Avro record with its registered schema id', async () => {
     const registry = new SchemaRegistry({ host: stackEnv().schemaRegistryUrl });
     const topic = `${createTestTopicPrefix()}smoke`;
