@@ -44,7 +44,10 @@ function txRecord(org: string, id: string, createdAt: number): StoredTransaction
 // worker's shared keyspace under an organization of its own; the pipeline's keyspace is its own,
 // migrated with the retention under test (the tables' default TTLs).
 describe.concurrent('Cassandra cell TTLs of an updated transaction', () => {
-  const R = 3;
+  // the writes and reads after the 1.5 s wait must land before the row expires: 3 s left them
+  // 1.5 s, which a loaded 2-core machine overran (the row was gone when the test read it back);
+  // the other part below waits 16 s beside this one, so a longer R costs no time
+  const R = 8;
   let iso: Isolated;
   let client: Client;
 
