@@ -11,8 +11,9 @@
 import { deterministicId, feedEntryId, resultId } from '../../src/domain/ids.ts';
 import type { FeedEntryRecord, ResultRecord, StoredTransaction } from '../../src/domain/records.ts';
 import { resultView } from '../../src/domain/views.ts';
-import { FEED_WATERMARK, feedRow, insertRows, resultRow, transactionRow, type Row } from '../../src/adapters/clickhouse/materialize.ts';
-import { chTime, qualify, type ClickHouseHandle } from '../../src/adapters/clickhouse/client.ts';
+import { feedRow, insertRows, resultRow, transactionRow, watermarkRows, type Row } from '../../src/adapters/clickhouse/materialize.ts';
+import { newestByOrganization } from '../../src/nodes/feed-sequencer.ts';
+import { qualify, type ClickHouseHandle } from '../../src/adapters/clickhouse/client.ts';
 import type { CassandraStores } from '../../src/compose.ts';
 import { resultEvent } from '../../src/nodes/runtime.ts';
 
@@ -27,6 +28,8 @@ export interface Loaded {
   readonly traces: string[];
   /** createdAt of the middle feed entry. */
   readonly middle: number;
+  /** createdAt of the newest feed entry. */
+  readonly newest: number;
 }
 
 /**
@@ -201,8 +204,10 @@ export async function load(org: string, n: number, stores: CassandraStores, ch: 
   }
   await Promise.all(inFlight);
   await flushClickHouse();
-  await ch.client.insert({ table: qualify(ch.database, 'feed_watermark'), values: [{ name: FEED_WATERMARK, position: chTime(lastEntry) }], format: 'JSONEachRow' });
-  return { transactionIds, traces, middle: documentOf(org, Math.floor(n / 2), n, newest).entry.createdAt };
+  // the watermark as the feed sequencer moves it: with the organization's newest entry
+  const last = documentOf(org, n - 1, n, newest).entry;
+  await ch.client.insert({ table: qualify(ch.database, 'feed_watermark'), values: watermarkRows(lastEntry, newestByOrganization([last])), format: 'JSONEachRow' });
+  return { transactionIds, traces, middle: documentOf(org, Math.floor(n / 2), n, newest).entry.createdAt, newest: last.createdAt };
 }
 
 /** Counts the loaded transactions (a rerun with kept data skips loading). */

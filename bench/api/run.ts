@@ -16,6 +16,8 @@
  * - `list`: GET /platform/edi_transactions?partner=P<k>&direction=inbound (first page, 50 rows).
  * - `feed`: GET /platform/feed_entries?cursor=<the middle of the feed> (50 entries).
  * - `results`: GET /platform/results?trace=<trace> over the sampled traces.
+ * - `feed tail`: GET /platform/feed_entries?cursor=<the newest entry> (empty pages:
+ *   a client polling a feed it has read to the end).
  *
  * Each figure is the best of BENCH_API_ROUNDS rounds (default 3; the machine is shared, so a
  * slow round mostly measures someone else's load); the load average is printed around the runs.
@@ -160,7 +162,7 @@ async function benchSize(size: number): Promise<Figure[]> {
       const first = await ch.client.query({ query: `SELECT toUnixTimestamp64Micro(max(created_at)) AS t FROM ${ch.database}.transactions WHERE org_id = {org:String}`, query_params: { org }, format: 'JSONEachRow' });
       const newestStored = Number((await first.json<{ t: number }>())[0]!.t);
       for (let i = 0; i < size; i += every) docs.push(documentOf(org, i, size, newestStored));
-      loaded = { transactionIds: docs.map((d) => d.tx.id), traces: docs.map((d) => d.tx.traceGuid), middle: documentOf(org, Math.floor(size / 2), size, newestStored).entry.createdAt };
+      loaded = { transactionIds: docs.map((d) => d.tx.id), traces: docs.map((d) => d.tx.traceGuid), middle: documentOf(org, Math.floor(size / 2), size, newestStored).entry.createdAt, newest: documentOf(org, size - 1, size, newestStored).entry.createdAt };
     } else {
       const t0 = Date.now();
       let last = 0;
@@ -205,12 +207,16 @@ async function benchSize(size: number): Promise<Figure[]> {
       const page = await get(`/platform/feed_entries?limit=1&since=${encodeURIComponent(isoMicros(loaded.middle + k * 1_000_000))}`);
       cursors.push((page['pagination'] as { nextCursor: string }).nextCursor);
     }
+    // a reader that has read everything: the cursor of the newest entry (what a polling client
+    // sends until something new arrives)
+    const tail = (await get(`/platform/feed_entries?limit=1&since=${encodeURIComponent(isoMicros(loaded.newest))}`))['pagination'] as { nextCursor: string };
     const runs: [string, string[], string[]][] = [
       ['detail', loaded.transactionIds.map((id) => `/platform/edi_transactions/${id}`), fourKeys],
       ['detail over 1000 keys', loaded.transactionIds.map((id) => `/platform/edi_transactions/${id}`), manyKeys],
       ['list', Array.from({ length: PARTNERS }, (_, k) => `/platform/edi_transactions?partner=p${k}&direction=inbound`), fourKeys],
       ['feed', cursors.map((c) => `/platform/feed_entries?cursor=${encodeURIComponent(c)}`), fourKeys],
       ['results', loaded.traces.map((t) => `/platform/results?trace=${t}`), fourKeys],
+      ['feed tail', [`/platform/feed_entries?cursor=${encodeURIComponent(tail.nextCursor)}`], fourKeys],
     ];
     // the pages hold what they should
     const sample = await get(runs[2]![1][3]!);

@@ -14,6 +14,17 @@ export interface Position {
   readonly id: string;
 }
 
+/** How far the feed is readable, and an organization's newest entry as of that (RecordLists.feedReadable). */
+export interface FeedReadable {
+  readonly watermark: Micros;
+  readonly newest: Position | null;
+}
+
+/** Whether `a` comes before `b` in the feed's order (createdAt, then id). */
+export function positionBefore(a: Position, b: Position): boolean {
+  return a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id);
+}
+
 /**
  * Order of the transaction list: `desc` (newest first) is the contract's one order and the
  * default; `asc` (oldest first) is an extension (docs/api.md, "Extensions").
@@ -131,8 +142,13 @@ export interface RecordLists {
    * `since` inclusive), none created after `bound`; and whether more such entries follow.
    */
   feed(organizationId: string, filters: FeedFilters, after: Position | null, since: Micros | null, bound: Micros, limit: number): Promise<{ rows: FeedListRow[]; more: boolean }>;
-  /** The feed's readable position: every entry created at or before it is readable. */
-  feedWatermark(): Promise<Micros>;
+  /**
+   * The feed's readable position (`watermark`: every entry created at or before it is
+   * readable), and the organization's newest entry as of the same read (`newest`: at or after,
+   * in the feed's order, each of its entries created at or before `watermark`; null when not
+   * known, and then only a read of the feed tells).
+   */
+  feedReadable(organizationId: string): Promise<FeedReadable>;
   /** Oldest first, one trace, as `feed` (level: exactly that level; absent: every level). */
   logs(
     organizationId: string,

@@ -21,8 +21,28 @@ import type { Emitter } from './ports.ts';
 export interface FeedProjection {
   /** Inserts the entries of a batch (every entry, new or sequenced before). */
   insert(entries: readonly FeedEntryRecord[]): Promise<void>;
-  /** Moves the readable position: every entry with a createdAt at or before it is inserted. */
-  moveWatermark(position: Micros): Promise<void>;
+  /**
+   * Moves the readable position (every entry with a createdAt at or before it is inserted) and,
+   * in the same write, records the newest entry of each organization of the batch.
+   */
+  moveWatermark(position: Micros, newest: readonly NewestEntry[]): Promise<void>;
+}
+
+/** An organization's newest feed entry of a batch. */
+export interface NewestEntry {
+  readonly organizationId: string;
+  readonly createdAt: Micros;
+  readonly id: string;
+}
+
+/** The newest entry (by createdAt, then id: the feed's order) of each organization of `entries`. */
+export function newestByOrganization(entries: readonly FeedEntryRecord[]): NewestEntry[] {
+  const newest = new Map<string, NewestEntry>();
+  for (const e of entries) {
+    const n = newest.get(e.organizationId);
+    if (!n || e.createdAt > n.createdAt || (e.createdAt === n.createdAt && e.id > n.id)) newest.set(e.organizationId, { organizationId: e.organizationId, createdAt: e.createdAt, id: e.id });
+  }
+  return [...newest.values()];
 }
 
 export interface FeedSequencerPorts {
@@ -66,7 +86,7 @@ export async function sequenceFeedBatch(ports: FeedSequencerPorts, clock: Monoto
   }
   if (deliveredUpdates.length > 0) await ports.transactions.update(deliveredUpdates);
   await ports.projection.insert(s.entries);
-  await ports.projection.moveWatermark(clock.current);
+  await ports.projection.moveWatermark(clock.current, newestByOrganization(s.entries));
   const now = ports.wallClock();
   await ports.emitter.produce([
     ...s.entries.map((e) => {

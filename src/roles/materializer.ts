@@ -18,8 +18,8 @@
  */
 import type { Role } from './role.ts';
 import { ConsumerRunner } from '../adapters/kafka/consumer-runner.ts';
-import { FEED_WATERMARK, feedRow, insertRows, logRow, resultRow, transactionRow } from '../adapters/clickhouse/materialize.ts';
-import { chTime, fromChTime, qualify, type ClickHouseHandle } from '../adapters/clickhouse/client.ts';
+import { FEED_WATERMARK, feedRow, insertRows, logRow, resultRow, transactionRow, watermarkRows } from '../adapters/clickhouse/materialize.ts';
+import { fromChTime, qualify, type ClickHouseHandle } from '../adapters/clickhouse/client.ts';
 import { MonotonicClock } from '../domain/feed-sequence.ts';
 import type { FeedRequest } from '../domain/records.ts';
 import { sequenceFeedBatch, type FeedSequencerPorts } from '../nodes/feed-sequencer.ts';
@@ -124,8 +124,8 @@ export function materializerRole(resources: Resources): Role {
         transactions: stores.transactions,
         projection: {
           insert: async (entries) => void (await insertRows(clickhouse, 'feed_entries', entries.map(feedRow), maxRows)),
-          moveWatermark: async (position) =>
-            void (await clickhouse.client.insert({ table: qualify(clickhouse.database, 'feed_watermark'), values: [{ name: FEED_WATERMARK, position: chTime(position) }], format: 'JSONEachRow' })),
+          moveWatermark: async (position, newest) =>
+            void (await clickhouse.client.insert({ table: qualify(clickhouse.database, 'feed_watermark'), values: watermarkRows(position, newest), format: 'JSONEachRow' })),
         },
         emitter: { produce: (ms) => producer.send(ms.map((m) => ({ topic: wire.topic(m.topic), key: m.key, value: wire.encode(m.topic, m.value) }))) },
         business: resources.metrics.business,

@@ -3,7 +3,8 @@
  * inserts. Mappers are pure; inserts are idempotent (ReplacingMergeTree keyed so a repeated row
  * collapses: the same id and created_at).
  */
-import type { FeedEntryRecord, StoredTransaction } from '../../domain/records.ts';
+import type { FeedEntryRecord, Micros, StoredTransaction } from '../../domain/records.ts';
+import type { NewestEntry } from '../../nodes/feed-sequencer.ts';
 import { statusOf } from '../../domain/records.ts';
 import type { LogEvent } from '../../wire/log-event.v1.ts';
 import type { ResultEvent } from '../../wire/result-event.v1.ts';
@@ -14,6 +15,19 @@ export type Row = Record<string, string | number | boolean | null>;
 
 /** Name of the feed's row in feed_watermark. */
 export const FEED_WATERMARK = 'feed';
+
+/** Name of an organization's newest-entry row in feed_watermark (migrations/0022). */
+export function feedNewestName(organizationId: string): string {
+  return `org:${organizationId}`;
+}
+
+/** One move of the feed watermark: its row and the newest entry of each organization of the batch, written together. */
+export function watermarkRows(position: Micros, newest: readonly NewestEntry[]): Row[] {
+  return [
+    { name: FEED_WATERMARK, position: chTime(position), entry_id: '' },
+    ...newest.map((n) => ({ name: feedNewestName(n.organizationId), position: chTime(n.createdAt), entry_id: n.id })),
+  ];
+}
 
 const t = (us: number | null): string | null => (us === null ? null : chTime(us));
 

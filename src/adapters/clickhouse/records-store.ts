@@ -21,6 +21,7 @@
  */
 import type {
   FeedFilters,
+  FeedReadable,
   FeedListRow,
   ListOrder,
   LogListRow,
@@ -35,7 +36,9 @@ import type { AcknowledgmentStatus, LogLevel, Micros, ResultRecord, TransactionS
 import { retentionCutoff } from '../../domain/retention.ts';
 import { LATEST_MICROS, clampMicros } from '../../domain/records.ts';
 import { qualify, type ClickHouseHandle } from './client.ts';
-import { FEED_WATERMARK } from './materialize.ts';
+import { FEED_WATERMARK, feedNewestName } from './materialize.ts';
+
+const NEWEST_PREFIX = feedNewestName('');
 import { classifyStoreFailure } from '../transient.ts';
 
 /** First window of a page, in microseconds. */
@@ -140,8 +143,8 @@ export interface ClickHouseRecordListsOptions {
 export class ClickHouseRecordLists implements RecordLists {
   private readonly horizon: Micros;
   private readonly now: () => Micros;
-  private watermark: { value: Micros; readAt: number } | null = null;
-  private watermarkRead: Promise<Micros> | null = null;
+  private readable: { watermark: Micros; newest: ReadonlyMap<string, Position>; readAt: number } | null = null;
+  private readableRead: Promise<{ watermark: Micros; newest: ReadonlyMap<string, Position>; readAt: number }> | null = null;
   /** Microseconds per row of recent pages, by list and filters (least recently used dropped). */
   private readonly density = new Map<string, number>();
 
@@ -433,26 +436,34 @@ export class ClickHouseRecordLists implements RecordLists {
     };
   }
 
-  feedWatermark(): Promise<Micros> {
+  feedReadable(organizationId: string): Promise<FeedReadable> {
+    const answer = (r: { watermark: Micros; newest: ReadonlyMap<string, Position> }): FeedReadable => ({ watermark: r.watermark, newest: r.newest.get(organizationId) ?? null });
     const reuse = this.opts.watermarkReuseMs ?? 200;
-    if (this.watermark && Date.now() - this.watermark.readAt < reuse) return Promise.resolve(this.watermark.value);
-    if (!this.watermarkRead) {
+    if (this.readable && Date.now() - this.readable.readAt < reuse) return Promise.resolve(answer(this.readable));
+    if (!this.readableRead) {
       const readAt = Date.now();
-      this.watermarkRead = this.rows<{ p: number | null; n: number }>(
-        `SELECT toUnixTimestamp64Micro(max(position)) AS p, count() AS n FROM ${this.table('feed_watermark')} WHERE name = {name:String}`,
-        { name: FEED_WATERMARK },
+      // one read for every organization: the watermark and the newest entries of one state of the table
+      this.readableRead = this.rows<{ name: string; p: number | string; id: string }>(
+        `SELECT name, toUnixTimestamp64Micro(max(position)) AS p, argMax(entry_id, position) AS id FROM ${this.table('feed_watermark')} GROUP BY name`,
+        {},
       )
-        .then(([row]) => {
-          const value = row && Number(row.n) > 0 ? Number(row.p) : 0;
-          this.watermark = { value, readAt };
-          return value;
+        .then((rows) => {
+          let watermark = 0;
+          const newest = new Map<string, Position>();
+          for (const r of rows) {
+            if (r.name === FEED_WATERMARK) watermark = Number(r.p);
+            else if (r.name.startsWith(NEWEST_PREFIX) && r.id !== '') newest.set(r.name.slice(NEWEST_PREFIX.length), { createdAt: Number(r.p), id: r.id });
+          }
+          this.readable = { watermark, newest, readAt };
+          return this.readable;
         })
         .finally(() => {
-          this.watermarkRead = null;
+          this.readableRead = null;
         });
     }
-    return this.watermarkRead;
+    return this.readableRead.then(answer);
   }
+
 
   async logs(organizationId: string, traceGuid: string, level: LogLevel | null, after: Position | null, since: Micros | null, bound: Micros, limit: number): Promise<{ rows: LogListRow[]; more: boolean }> {
     const where = ['org_id = {org:String}', 'trace_guid = {trace:String}'];

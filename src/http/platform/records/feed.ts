@@ -1,7 +1,7 @@
 /**
  * The feed: GET /platform/feed_entries, oldest first, withholding what is not readable yet.
  */
-import type { FeedFilters, Position } from '../../../domain/records-query.ts';
+import { positionBefore, type FeedFilters, type Position } from '../../../domain/records-query.ts';
 import { feedListRowView } from '../../../domain/views.ts';
 import type { CursorScope } from '../../middleware/cursor.ts';
 import { recordOperations as ops } from '../records-operations.ts';
@@ -23,9 +23,13 @@ export async function feed(rc: RecordsContext, caller: Caller, query: Query): Pr
   // `since` only places the start: a cursor carries on from its position whatever `since` says
   const scope: CursorScope = { endpoint: 'feed_entries', organizationId: caller.organizationId, filters: filtersText({ ...filters, partner: filters.partner?.toLowerCase() }) };
   const after = rc.decode(scope, cursor);
-  const watermark = await rc.deps.lists.feedWatermark();
+  const { watermark, newest } = await rc.deps.lists.feedReadable(caller.organizationId);
   const bound = Math.min(rc.now() - rc.deps.settings.feedVisibilityLagMs * 1000, watermark);
-  const page = await rc.deps.lists.feed(caller.organizationId, filters, after, after ? null : since, bound, limit);
+  // A cursor at or past the organization's newest entry (of the same read as the watermark, so
+  // every entry at or before `bound` is at or before it) has nothing after it: the empty page
+  // the read would answer, without the read. A client polling an idle feed costs no query.
+  const caughtUp = after !== null && newest !== null && !positionBefore(after, newest);
+  const page = caughtUp ? { rows: [], more: false } : await rc.deps.lists.feed(caller.organizationId, filters, after, after ? null : since, bound, limit);
   const last = page.rows[page.rows.length - 1];
   const position: Position | null = last ?? after ?? (since !== null ? { createdAt: since, id: '' } : null);
   return {

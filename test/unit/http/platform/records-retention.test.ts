@@ -54,7 +54,7 @@ function reader(now: number, state: { txs: StoredTransaction[]; results: ResultR
     resultsPage: async () => ({ rows: [], more: false }),
     results: async () => [],
     feed: async () => ({ rows: [], more: false }),
-    feedWatermark: async () => 0,
+    feedReadable: async () => ({ watermark: 0, newest: null }),
     logs: async () => ({ rows: [], more: false }),
   };
   const deps: RecordsDeps = {

@@ -65,7 +65,7 @@ function result(n: number, over: Partial<ResultRecord> = {}): ResultRecord {
 }
 
 /** The fakes of a reader: results and artifacts by id, a scan of the results list, a feed. */
-function harness(opts: { results?: ResultRecord[]; artifacts?: Record<string, { record: ArtifactRecord; bytes: string | null }>; scan?: ResultScanRow[]; txs?: TransactionListRow[]; watermark?: number; now?: number } = {}) {
+function harness(opts: { results?: ResultRecord[]; artifacts?: Record<string, { record: ArtifactRecord; bytes: string | null }>; scan?: ResultScanRow[]; txs?: TransactionListRow[]; watermark?: number; newest?: Position | null; now?: number } = {}) {
   const calls: {
     feed: { bound: number; after: Position | null; since: number | null; filters: FeedFilters }[];
     scan: { before: Position | null; scan: number }[];
@@ -94,7 +94,7 @@ function harness(opts: { results?: ResultRecord[]; artifacts?: Record<string, { 
       calls.feed.push({ bound, after, since, filters });
       return { rows: [], more: false };
     },
-    feedWatermark: async () => opts.watermark ?? 0,
+    feedReadable: async () => ({ watermark: opts.watermark ?? 0, newest: opts.newest ?? null }),
     logs: async () => ({ rows: [], more: false }),
   };
   const deps: RecordsDeps = {
@@ -237,6 +237,27 @@ describe('feed', () => {
     const { reader, calls } = harness({ watermark: 1 });
     await reader.feed(me, { since: '2026-03-01T00:00:00.123456Z' });
     expect(calls.feed[0]!.since).toBe(Date.parse('2026-03-01T00:00:00Z') * 1000 + 123_456);
+  });
+
+  it('answers a cursor at or past the organization\'s newest entry with the empty page, without reading the entries', async () => {
+    const now = 100_000_000_000;
+    const since = Date.parse('2026-03-01T00:00:00Z') * 1000;
+    const first = harness({ watermark: now, now });
+    const cursor = ((await first.reader.feed(me, { since: '2026-03-01T00:00:00Z' }))['pagination'] as { nextCursor: string }).nextCursor;
+    // the cursor's position is (since, ''): before an entry at `since`, after one just before it
+    for (const [newest, reads] of [
+      [{ createdAt: since, id: 'e1' }, 1],
+      [{ createdAt: since + 1, id: '' }, 1],
+      [{ createdAt: since - 1, id: 'e9' }, 0],
+      [{ createdAt: since, id: '' }, 0],
+      [null, 1],
+    ] as const) {
+      const { reader, calls } = harness({ watermark: now, now, newest });
+      const page = await reader.feed(me, { cursor });
+      expect(calls.feed.length, JSON.stringify(newest)).toBe(reads);
+      expect(page['feedEntries']).toEqual([]);
+      expect(page['pagination']).toEqual({ hasMore: false, nextCursor: cursor });
+    }
   });
 
   it('keeps a high-water mark in nextCursor even on an empty page, and refuses sandbox keys', async () => {
