@@ -37,9 +37,10 @@ import { retentionCutoff } from '../../domain/retention.ts';
 import { LATEST_MICROS, clampMicros } from '../../domain/records.ts';
 import { qualify, type ClickHouseHandle } from './client.ts';
 import { FEED_WATERMARK, feedNewestName } from './materialize.ts';
-
-const NEWEST_PREFIX = feedNewestName('');
 import { classifyStoreFailure } from '../transient.ts';
+
+/** What the name of an organization's newest-entry row in feed_watermark starts with. */
+const NEWEST_PREFIX = feedNewestName('');
 
 /** First window of a page, in microseconds. */
 const FIRST_WINDOW_US = 3_600_000_000;
@@ -463,7 +464,6 @@ export class ClickHouseRecordLists implements RecordLists {
     }
     return this.readableRead.then(answer);
   }
-
 
   async logs(organizationId: string, traceGuid: string, level: LogLevel | null, after: Position | null, since: Micros | null, bound: Micros, limit: number): Promise<{ rows: LogListRow[]; more: boolean }> {
     const where = ['org_id = {org:String}', 'trace_guid = {trace:String}'];
