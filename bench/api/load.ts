@@ -11,7 +11,7 @@
 import { deterministicId, feedEntryId, resultId } from '../../src/domain/ids.ts';
 import type { FeedEntryRecord, ResultRecord, StoredTransaction } from '../../src/domain/records.ts';
 import { resultView } from '../../src/domain/views.ts';
-import { feedRow, insertRows, resultRow, transactionRow, watermarkRows, type Row } from '../../src/adapters/clickhouse/materialize.ts';
+import { feedRow, insertFeedWatermark, insertRows, resultRow, transactionRow, type Row } from '../../src/adapters/clickhouse/materialize.ts';
 import { newestByOrganization } from '../../src/nodes/feed-sequencer.ts';
 import { qualify, type ClickHouseHandle } from '../../src/adapters/clickhouse/client.ts';
 import type { CassandraStores } from '../../src/compose.ts';
@@ -206,7 +206,7 @@ export async function load(org: string, n: number, stores: CassandraStores, ch: 
   await flushClickHouse();
   // the watermark as the feed sequencer moves it: with the organization's newest entry
   const last = documentOf(org, n - 1, n, newest).entry;
-  await ch.client.insert({ table: qualify(ch.database, 'feed_watermark'), values: watermarkRows(lastEntry, newestByOrganization([last])), format: 'JSONEachRow' });
+  await insertFeedWatermark(ch, lastEntry, newestByOrganization([last]));
   return { transactionIds, traces, middle: documentOf(org, Math.floor(n / 2), n, newest).entry.createdAt, newest: last.createdAt };
 }
 

@@ -10,6 +10,7 @@
  */
 import { documentCounts, type BusinessMeter } from '../domain/metrics.ts';
 import { sequence, type MonotonicClock, type Sequenced } from '../domain/feed-sequence.ts';
+import { positionBefore } from '../domain/records-query.ts';
 import type { FeedEntryKey, FeedStore, TransactionsByIds, TransactionStore } from '../domain/processing-ports.ts';
 import type { FeedEntryRecord, FeedRequest, Micros, TransactionUpdate } from '../domain/records.ts';
 import { TOPICS } from '../wire/topics.ts';
@@ -40,7 +41,7 @@ export function newestByOrganization(entries: readonly FeedEntryRecord[]): Newes
   const newest = new Map<string, NewestEntry>();
   for (const e of entries) {
     const n = newest.get(e.organizationId);
-    if (!n || e.createdAt > n.createdAt || (e.createdAt === n.createdAt && e.id > n.id)) newest.set(e.organizationId, { organizationId: e.organizationId, createdAt: e.createdAt, id: e.id });
+    if (!n || positionBefore(n, e)) newest.set(e.organizationId, { organizationId: e.organizationId, createdAt: e.createdAt, id: e.id });
   }
   return [...newest.values()];
 }

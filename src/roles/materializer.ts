@@ -18,7 +18,7 @@
  */
 import type { Role } from './role.ts';
 import { ConsumerRunner } from '../adapters/kafka/consumer-runner.ts';
-import { FEED_WATERMARK, feedRow, insertRows, logRow, resultRow, transactionRow, watermarkRows } from '../adapters/clickhouse/materialize.ts';
+import { FEED_WATERMARK, feedRow, insertFeedWatermark, insertRows, logRow, resultRow, transactionRow } from '../adapters/clickhouse/materialize.ts';
 import { fromChTime, qualify, type ClickHouseHandle } from '../adapters/clickhouse/client.ts';
 import { MonotonicClock } from '../domain/feed-sequence.ts';
 import type { FeedRequest } from '../domain/records.ts';
@@ -124,8 +124,7 @@ export function materializerRole(resources: Resources): Role {
         transactions: stores.transactions,
         projection: {
           insert: async (entries) => void (await insertRows(clickhouse, 'feed_entries', entries.map(feedRow), maxRows)),
-          moveWatermark: async (position, newest) =>
-            void (await clickhouse.client.insert({ table: qualify(clickhouse.database, 'feed_watermark'), values: watermarkRows(position, newest), format: 'JSONEachRow' })),
+          moveWatermark: (position, newest) => insertFeedWatermark(clickhouse, position, newest),
         },
         emitter: { produce: (ms) => producer.send(ms.map((m) => ({ topic: wire.topic(m.topic), key: m.key, value: wire.encode(m.topic, m.value) }))) },
         business: resources.metrics.business,

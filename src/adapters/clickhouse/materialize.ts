@@ -16,17 +16,16 @@ export type Row = Record<string, string | number | boolean | null>;
 /** Name of the feed's row in feed_watermark. */
 export const FEED_WATERMARK = 'feed';
 
-/** Name of an organization's newest-entry row in feed_watermark (migrations/0022). */
-export function feedNewestName(organizationId: string): string {
-  return `org:${organizationId}`;
-}
+/** What the name of an organization's newest-entry row in feed_watermark starts with (migrations/0022). */
+export const FEED_NEWEST_PREFIX = 'org:';
 
-/** One move of the feed watermark: its row and the newest entry of each organization of the batch, written together. */
-export function watermarkRows(position: Micros, newest: readonly NewestEntry[]): Row[] {
-  return [
+/** Moves the feed watermark to `position` and records the newest entry of each organization of the batch, in one insert. */
+export async function insertFeedWatermark(handle: ClickHouseHandle, position: Micros, newest: readonly NewestEntry[]): Promise<void> {
+  const values: Row[] = [
     { name: FEED_WATERMARK, position: chTime(position), entry_id: '' },
-    ...newest.map((n) => ({ name: feedNewestName(n.organizationId), position: chTime(n.createdAt), entry_id: n.id })),
+    ...newest.map((n) => ({ name: `${FEED_NEWEST_PREFIX}${n.organizationId}`, position: chTime(n.createdAt), entry_id: n.id })),
   ];
+  await handle.client.insert({ table: qualify(handle.database, 'feed_watermark'), values, format: 'JSONEachRow' });
 }
 
 const t = (us: number | null): string | null => (us === null ? null : chTime(us));

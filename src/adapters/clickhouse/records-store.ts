@@ -36,11 +36,8 @@ import type { AcknowledgmentStatus, LogLevel, Micros, ResultRecord, TransactionS
 import { retentionCutoff } from '../../domain/retention.ts';
 import { LATEST_MICROS, clampMicros } from '../../domain/records.ts';
 import { qualify, type ClickHouseHandle } from './client.ts';
-import { FEED_WATERMARK, feedNewestName } from './materialize.ts';
+import { FEED_NEWEST_PREFIX, FEED_WATERMARK } from './materialize.ts';
 import { classifyStoreFailure } from '../transient.ts';
-
-/** What the name of an organization's newest-entry row in feed_watermark starts with. */
-const NEWEST_PREFIX = feedNewestName('');
 
 /** First window of a page, in microseconds. */
 const FIRST_WINDOW_US = 3_600_000_000;
@@ -141,11 +138,18 @@ export interface ClickHouseRecordListsOptions {
   readonly now?: () => Micros;
 }
 
+/** One read of feed_watermark: the watermark and every organization's newest entry, and when it was read. */
+interface ReadableState {
+  readonly watermark: Micros;
+  readonly newest: ReadonlyMap<string, Position>;
+  readonly readAt: number;
+}
+
 export class ClickHouseRecordLists implements RecordLists {
   private readonly horizon: Micros;
   private readonly now: () => Micros;
-  private readable: { watermark: Micros; newest: ReadonlyMap<string, Position>; readAt: number } | null = null;
-  private readableRead: Promise<{ watermark: Micros; newest: ReadonlyMap<string, Position>; readAt: number }> | null = null;
+  private readable: ReadableState | null = null;
+  private readableRead: Promise<ReadableState> | null = null;
   /** Microseconds per row of recent pages, by list and filters (least recently used dropped). */
   private readonly density = new Map<string, number>();
 
@@ -438,7 +442,7 @@ export class ClickHouseRecordLists implements RecordLists {
   }
 
   feedReadable(organizationId: string): Promise<FeedReadable> {
-    const answer = (r: { watermark: Micros; newest: ReadonlyMap<string, Position> }): FeedReadable => ({ watermark: r.watermark, newest: r.newest.get(organizationId) ?? null });
+    const answer = (r: ReadableState): FeedReadable => ({ watermark: r.watermark, newest: r.newest.get(organizationId) ?? null });
     const reuse = this.opts.watermarkReuseMs ?? 200;
     if (this.readable && Date.now() - this.readable.readAt < reuse) return Promise.resolve(answer(this.readable));
     if (!this.readableRead) {
@@ -453,7 +457,7 @@ export class ClickHouseRecordLists implements RecordLists {
           const newest = new Map<string, Position>();
           for (const r of rows) {
             if (r.name === FEED_WATERMARK) watermark = Number(r.p);
-            else if (r.name.startsWith(NEWEST_PREFIX) && r.id !== '') newest.set(r.name.slice(NEWEST_PREFIX.length), { createdAt: Number(r.p), id: r.id });
+            else if (r.name.startsWith(FEED_NEWEST_PREFIX) && r.id !== '') newest.set(r.name.slice(FEED_NEWEST_PREFIX.length), { createdAt: Number(r.p), id: r.id });
           }
           this.readable = { watermark, newest, readAt };
           return this.readable;

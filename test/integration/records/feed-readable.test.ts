@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chTime, createClickHouse, qualify, type ClickHouseHandle } from '../../../src/adapters/clickhouse/client.ts';
-import { feedRow, insertRows, watermarkRows } from '../../../src/adapters/clickhouse/materialize.ts';
+import { feedRow, insertFeedWatermark, insertRows } from '../../../src/adapters/clickhouse/materialize.ts';
 import { migrateClickHouse } from '../../../src/adapters/clickhouse/migrate.ts';
 import { ClickHouseRecordLists } from '../../../src/adapters/clickhouse/records-store.ts';
 import type { FeedEntryRecord } from '../../../src/domain/records.ts';
@@ -23,7 +23,7 @@ const entry = (org: string, id: string, createdAt: number): FeedEntryRecord => (
 /** One batch as the sequencer writes it: the entries, then the watermark with the newest entry of each organization. */
 async function sequenced(entries: FeedEntryRecord[], watermark: number): Promise<void> {
   await insertRows(ch, 'feed_entries', entries.map(feedRow), 1000);
-  await ch.client.insert({ table: qualify(ch.database, 'feed_watermark'), values: watermarkRows(watermark, newestByOrganization(entries)), format: 'JSONEachRow' });
+  await insertFeedWatermark(ch, watermark, newestByOrganization(entries));
 }
 
 beforeAll(async () => {
