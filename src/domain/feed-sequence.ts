@@ -8,7 +8,7 @@
  *
  * A transaction's `deliveredAt` is the `createdAt` of its first success entry.
  */
-import type { FeedEntryRecord, FeedRequest, Micros } from './records.ts';
+import type { FeedEntryRecord, FeedRequest, FirstDelivery, Micros } from './records.ts';
 
 /** A clock that never goes back and never gives the same value twice. */
 export class MonotonicClock {
@@ -32,8 +32,19 @@ export interface Sequenced {
   readonly entries: FeedEntryRecord[];
   /** Entries sequenced now (not seen before). */
   readonly fresh: FeedEntryRecord[];
-  /** Transactions whose first success entry this batch may hold: id → (createdAt, organization, trace). */
-  readonly deliveries: Map<string, { organizationId: string; traceGuid: string; createdAt: Micros }>;
+  /**
+   * Transactions whose first success entry this batch may hold: id → its earliest entry here
+   * (createdAt, organization, trace), and what its request knew of the transaction when the
+   * request said that entry is the first (`FeedRequest.firstDelivery`).
+   */
+  readonly deliveries: Map<string, Delivery>;
+}
+
+export interface Delivery {
+  readonly organizationId: string;
+  readonly traceGuid: string;
+  readonly createdAt: Micros;
+  readonly first: FirstDelivery | null;
 }
 
 /**
@@ -43,7 +54,7 @@ export interface Sequenced {
 export function sequence(requests: readonly FeedRequest[], stored: ReadonlyMap<string, FeedEntryRecord>, clock: MonotonicClock, now: Micros): Sequenced {
   const entries: FeedEntryRecord[] = [];
   const fresh: FeedEntryRecord[] = [];
-  const deliveries = new Map<string, { organizationId: string; traceGuid: string; createdAt: Micros }>();
+  const deliveries = new Map<string, Delivery>();
   const seen = new Set<string>();
   for (const r of requests) {
     const key = `${r.organizationId}|${r.id}`;
@@ -68,7 +79,7 @@ export function sequence(requests: readonly FeedRequest[], stored: ReadonlyMap<s
     entries.push(e);
     if (r.status === 'success' && r.transactionId !== null) {
       const had = deliveries.get(r.transactionId);
-      if (!had || e.createdAt < had.createdAt) deliveries.set(r.transactionId, { organizationId: r.organizationId, traceGuid: r.traceGuid, createdAt: e.createdAt });
+      if (!had || e.createdAt < had.createdAt) deliveries.set(r.transactionId, { organizationId: r.organizationId, traceGuid: r.traceGuid, createdAt: e.createdAt, first: r.firstDelivery ?? null });
     }
   }
   return { entries, fresh, deliveries };

@@ -235,9 +235,21 @@ export interface FeedRequest {
   /** JSON text of the embedded result object (contract: Feed entry `detail`). */
   readonly detail: string;
   readonly requestedAt: Micros;
+  /**
+   * Set when the pass that recorded the transaction also delivered it (not a replay): this is
+   * the transaction's first success entry, and the sequencer sets `deliveredAt` from it without
+   * reading the transaction (its `createdAt` gives the cells' TTL, its set the documents' label).
+   */
+  readonly firstDelivery?: FirstDelivery | null;
 }
 
-export interface FeedEntryRecord extends Omit<FeedRequest, 'requestedAt' | 'transactionId'> {
+/** The transaction of a first delivery, as its pass recorded it. */
+export interface FirstDelivery {
+  readonly createdAt: Micros;
+  readonly transactionSetIdentifier: string;
+}
+
+export interface FeedEntryRecord extends Omit<FeedRequest, 'requestedAt' | 'transactionId' | 'firstDelivery'> {
   readonly createdAt: Micros;
 }
 

@@ -7,6 +7,12 @@
  * entries on the public `feed` topic with the changed transactions, in that order; then counts
  * the new documents. Idempotent: a batch delivered again rewrites the same rows and publishes
  * the same entries.
+ *
+ * A request that says it is its transaction's first delivery (`FeedRequest.firstDelivery`: the
+ * pass that recorded the transaction delivered it) carries the transaction's createdAt and set,
+ * and its deliveredAt is written without a read; any other success entry (a replay's, or one of
+ * a delivery step that runs apart from the recording pass) is compared with the stored
+ * deliveredAt first, so a later success never moves it.
  */
 import { documentCounts, type BusinessMeter } from '../domain/metrics.ts';
 import { sequence, type MonotonicClock, type Sequenced } from '../domain/feed-sequence.ts';
@@ -71,12 +77,18 @@ export async function sequenceFeedBatch(ports: FeedSequencerPorts, clock: Monoto
   // deliveredAt: the first success entry of each transaction
   const deliveredUpdates: (TransactionUpdate & { traceGuid: string })[] = [];
   const byOrgTx = new Map<string, string[]>();
+  const setOfTx = new Map<string, string>();
   for (const [txId, d] of s.deliveries) {
+    if (d.first) {
+      // the first success entry of a transaction its pass recorded: nothing to read or compare
+      setOfTx.set(txId, d.first.transactionSetIdentifier);
+      deliveredUpdates.push({ organizationId: d.organizationId, id: txId, traceGuid: d.traceGuid, deliveredAt: d.createdAt, createdAt: d.first.createdAt });
+      continue;
+    }
     let ids = byOrgTx.get(d.organizationId);
     if (!ids) byOrgTx.set(d.organizationId, (ids = []));
     ids.push(txId);
   }
-  const setOfTx = new Map<string, string>();
   for (const [org, ids] of byOrgTx) {
     // a narrow read of what deciding needs; the projector reads the whole row once the change arrives
     for (const [id, tx] of await ports.transactions.deliveryStates(org, ids)) {

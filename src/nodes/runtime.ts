@@ -62,6 +62,8 @@ export function logEvent(l: LogRecord): LogEvent {
 
 export function feedRequestMessage(f: FeedRequest): FeedRequestMessage {
   return {
+    transactionCreatedAt: f.firstDelivery?.createdAt ?? null,
+    transactionSetIdentifier: f.firstDelivery?.transactionSetIdentifier ?? null,
     id: f.id,
     organizationId: f.organizationId,
     direction: f.direction,
@@ -124,7 +126,7 @@ export function messagesOf(e: Effects, changedAt: Micros, encode: Emitter['encod
   for (const t of [...recorded, ...folded]) changed.set(t.id, { id: t.id, organizationId: t.organizationId, traceGuid: t.traceGuid, changedAt, snapshot: snapshotOf(t) });
   for (const u of updates) changed.set(u.id, { id: u.id, organizationId: u.organizationId, traceGuid: u.traceGuid, changedAt, snapshot: null });
   out.push(...recordEventMessages(e.results, e.logs, changed.values()));
-  for (const f of e.feed) out.push({ topic: TOPICS.feedRequests, key: f.traceGuid, value: feedRequestMessage(f) });
+  for (const f of firstDeliveries(e, fold)) out.push({ topic: TOPICS.feedRequests, key: f.traceGuid, value: feedRequestMessage(f) });
   for (const m of e.emit) out.push({ topic: m.topic, key: m.key, value: m.value });
   for (const l of e.later) {
     const target = stageTopic(l.message.service as NodeService);
@@ -141,6 +143,25 @@ export function messagesOf(e: Effects, changedAt: Micros, encode: Emitter['encod
     out.push({ topic: delayTierFor(Math.max(0, l.dueAt / 1000 - changedAt / 1000)), key: l.message.traceGuid, value: delayed });
   }
   return out;
+}
+
+/**
+ * The feed requests of `e`, each success entry of a transaction this pass recorded marked as its
+ * first delivery (`FeedRequest.firstDelivery`) when the pass delivered it itself: its result is
+ * one of the pass's and not a replay's. A pass records a transaction once, before anything can
+ * deliver or replay it, so no success entry of it can come before this one.
+ */
+export function firstDeliveries(e: Pick<Effects, 'feed' | 'results'>, fold: Pick<ReturnType<typeof foldUpdates>, 'recorded' | 'folded'>): FeedRequest[] {
+  if (fold.recorded.length + fold.folded.length === 0) return e.feed;
+  const txs = new Map<string, StoredTransaction>();
+  for (const t of [...fold.recorded, ...fold.folded]) txs.set(`${t.organizationId}|${t.id}`, t);
+  const delivered = new Set<string>();
+  for (const r of e.results) if (r.status === 'success' && !r.resend) delivered.add(`${r.organizationId}|${r.id}`);
+  return e.feed.map((f) => {
+    const t = f.transactionId === null ? undefined : txs.get(`${f.organizationId}|${f.transactionId}`);
+    if (!t || f.status !== 'success' || !delivered.has(`${f.organizationId}|${f.resultId}`)) return f;
+    return { ...f, firstDelivery: { createdAt: t.createdAt, transactionSetIdentifier: t.transactionSetIdentifier } };
+  });
 }
 
 /** The fields of `t` the ClickHouse projection shows (wire: TransactionSnapshot). */

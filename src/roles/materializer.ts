@@ -139,8 +139,9 @@ export function materializerRole(resources: Resources): Role {
         ...SEQUENCER_FETCH,
         handleBatch: async (messages, { logger: log }) => {
           const requests: FeedRequest[] = messages.map((m) => {
-            const v = m.value as FeedRequestMessage;
-            return { ...v };
+            const { transactionCreatedAt, transactionSetIdentifier, ...v } = m.value as FeedRequestMessage;
+            const firstDelivery = transactionCreatedAt !== null && transactionSetIdentifier !== null ? { createdAt: transactionCreatedAt, transactionSetIdentifier } : null;
+            return { ...v, firstDelivery };
           });
           const s = await sequenceFeedBatch(sequencerPorts, clock, requests);
           let oldest = Infinity;

@@ -17,9 +17,12 @@
  *     transactionId  string | null    ; a success entry for it sets its deliveredAt once
  *     detail         string           ; the full result object as JSON text
  *     requestedAt    timestamp-micros ; when the step asked for it
+ *     transactionCreatedAt     timestamp-micros | null ; with the next field: the transaction
+ *     transactionSetIdentifier string | null           ; as recorded by the pass that also
+ *                                                      ; delivered it (its first success entry)
  *   }
  */
-import { defineCodec, nullableString, oneOf, timestampMicros, type Codec, type WriterTypes } from './codec.ts';
+import { defineCodec, nullableString, nullableTimestampMicros, oneOf, timestampMicros, type Codec, type WriterTypes } from './codec.ts';
 import { DIRECTIONS, type Direction } from './stage.v1.ts';
 import { RESULT_STATUSES, type ResultStatus } from './result-event.v1.ts';
 
@@ -34,6 +37,8 @@ export interface FeedRequestMessage {
   readonly transactionId: string | null;
   readonly detail: string;
   readonly requestedAt: number;
+  readonly transactionCreatedAt: number | null;
+  readonly transactionSetIdentifier: string | null;
 }
 
 export const schema = {
@@ -52,6 +57,8 @@ export const schema = {
     { name: 'transactionId', type: nullableString, default: null },
     { name: 'detail', type: 'string' },
     { name: 'requestedAt', type: timestampMicros },
+    { name: 'transactionCreatedAt', type: nullableTimestampMicros, default: null },
+    { name: 'transactionSetIdentifier', type: nullableString, default: null },
   ],
 } as const;
 

@@ -91,6 +91,8 @@ describe('feed sequencer', () => {
       transactionId: null,
       detail: JSON.stringify({ id: `res-${n}` }),
       requestedAt: before - n * 1_000_000,
+      transactionCreatedAt: null,
+      transactionSetIdentifier: null,
       ...opts,
     });
     const first = [request(1, { transactionId: 'tx-1' }), request(2), request(3)];
@@ -123,6 +125,19 @@ describe('feed sequencer', () => {
     expect(fromChTime(four[0]!.created_at)).toBe(times[0]);
     expect(fromChTime(four[3]!.created_at)).toBeGreaterThan(times[2]!);
     expect((await stores.transactions.get(ORG, 'tx-1'))!.deliveredAt).toBe(times[0]);
+
+    // a first delivery (the pass that recorded tx-2 delivered it) carries the transaction's
+    // createdAt and set over the wire: its deliveredAt is written without a read
+    const tx2 = transaction('tx-2', 'trace-5');
+    await stores.transactions.record([tx2]);
+    const fifth = request(5, { transactionId: 'tx-2', transactionCreatedAt: tx2.createdAt, transactionSetIdentifier: tx2.transactionSetIdentifier });
+    await producer.send([{ topic: wire.topic('events.feed'), key: fifth.traceGuid, value: wire.encode('events.feed', fifth) }]);
+    const five = await eventually(async () => {
+      const rows = await page(ORG);
+      return rows.length === 5 ? rows : undefined;
+    }, 60_000, 'the fifth entry');
+    const delivered = await eventually(async () => (await stores.transactions.get(ORG, 'tx-2'))?.deliveredAt ?? undefined, 30_000, 'deliveredAt of tx-2');
+    expect(delivered).toBe(fromChTime(five[4]!.created_at));
   });
 });
 

@@ -56,3 +56,55 @@ describe('sequenceFeedBatch', () => {
     ]);
   });
 });
+
+describe('sequenceFeedBatch and deliveredAt', () => {
+  interface Harness {
+    ports: FeedSequencerPorts;
+    reads: string[][];
+    updates: { id: string; deliveredAt?: number | null; createdAt?: number }[];
+    counted: string[];
+  }
+  const harness = (stored: ReadonlyMap<string, { deliveredAt: number | null; createdAt: number }>): Harness => {
+    const h: Harness = { reads: [], updates: [], counted: [], ports: undefined as unknown as FeedSequencerPorts };
+    h.ports = {
+      feed: { get: () => Promise.resolve(new Map()), put: () => Promise.resolve() },
+      transactions: {
+        update: (us) => Promise.resolve(void h.updates.push(...us.map((u) => ({ id: u.id, deliveredAt: u.deliveredAt, createdAt: u.createdAt })))),
+        deliveryStates: (_org, ids) => {
+          h.reads.push([...ids]);
+          return Promise.resolve(new Map(ids.flatMap((id) => (stored.has(id) ? [[id, { traceGuid: `t-${id}`, transactionSetIdentifier: '810', ...stored.get(id)! }] as const] : []))));
+        },
+      },
+      projection: { insert: () => Promise.resolve(), moveWatermark: () => Promise.resolve() },
+      emitter: { produce: () => Promise.resolve() },
+      business: { ...NO_METERS.business, documents: (_d, _p, set, _s, n) => void h.counted.push(`${set}×${n}`) },
+      wallClock: () => 1000,
+    };
+    return h;
+  };
+  const success = (id: string, transactionId: string, first?: { createdAt: number; transactionSetIdentifier: string }): FeedRequest => ({ ...request('o1', id), transactionId, ...(first ? { firstDelivery: first } : {}) });
+
+  it('writes a first delivery\'s deliveredAt without reading the transaction, with its createdAt for the TTL and its set for the count', async () => {
+    const h = harness(new Map());
+    await sequenceFeedBatch(h.ports, new MonotonicClock(), [success('a', 'tx-a', { createdAt: 7, transactionSetIdentifier: '850' })]);
+    expect(h.reads).toEqual([]);
+    expect(h.updates).toEqual([{ id: 'tx-a', deliveredAt: 1000, createdAt: 7 }]);
+    expect(h.counted).toEqual(['850×1']);
+  });
+
+  it('reads the transaction for any other success entry, and never moves a deliveredAt already earlier', async () => {
+    const h = harness(
+      new Map([
+        ['tx-b', { deliveredAt: 500, createdAt: 3 }],
+        ['tx-c', { deliveredAt: null, createdAt: 4 }],
+      ]),
+    );
+    await sequenceFeedBatch(h.ports, new MonotonicClock(), [success('b', 'tx-b'), success('c', 'tx-c'), success('d', 'tx-d', { createdAt: 9, transactionSetIdentifier: '850' })]);
+    expect(h.reads).toEqual([['tx-b', 'tx-c']]);
+    // tx-b was delivered before (a redelivery's entry leaves it); tx-c gets its first; tx-d without a read
+    expect(h.updates).toEqual([
+      { id: 'tx-d', deliveredAt: 1002, createdAt: 9 },
+      { id: 'tx-c', deliveredAt: 1001, createdAt: 4 },
+    ]);
+  });
+});

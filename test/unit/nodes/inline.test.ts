@@ -19,6 +19,7 @@ import type { MappingEngine } from '../../../src/domain/mapping-engine.ts';
 import type { NodeDeps } from '../../../src/nodes/ports.ts';
 import type { NodeModule } from '../../../src/nodes/node.ts';
 import type { StageMessage } from '../../../src/wire/stage.v1.ts';
+import type { FeedRequestMessage } from '../../../src/wire/feed-request.v1.ts';
 import type { TransactionChange } from '../../../src/wire/transaction-change.v1.ts';
 import { po850 } from '../../integration/pipeline/support.ts';
 import { doc, interchange } from '../support/acme.ts';
@@ -100,7 +101,13 @@ describe('in-house steps inline', () => {
     // the mapping read the translation the split had not stored yet
     const mapped = deps.memory.results.all().filter((r) => r.service === 'mapping');
     expect(mapped.map((r) => r.detail.mappingFailed ?? false)).toEqual([false, false, false]);
-    expect(deps.memory.emitter.on('events.feed')).toHaveLength(3);
+    // each feed request is its transaction's first delivery, and carries what the sequencer needs of it
+    const requests = deps.memory.emitter.on<FeedRequestMessage>('events.feed');
+    expect(requests).toHaveLength(3);
+    for (const f of requests) {
+      const t = txs.find((x) => x.id === f.transactionId)!;
+      expect(f).toMatchObject({ status: 'success', transactionCreatedAt: t.createdAt, transactionSetIdentifier: '850' });
+    }
     // one change event per transaction for the whole pass, not one per step
     const changes = deps.memory.emitter.on<TransactionChange>('events.transactions').filter((c) => txs.some((t) => t.id === c.id));
     expect(changes).toHaveLength(3);

@@ -13,10 +13,10 @@ import { feedNode } from '../../../src/nodes/feed/node.ts';
 import { ackGenerateNode } from '../../../src/nodes/ack_generate/node.ts';
 import { sftpUploadNode } from '../../../src/nodes/sftp_upload/node.ts';
 import { UPLOAD_MAX_ATTEMPTS } from '../../../src/nodes/sftp_upload/step.ts';
-import { messagesOf } from '../../../src/nodes/runtime.ts';
+import { firstDeliveries, messagesOf } from '../../../src/nodes/runtime.ts';
 import { effects } from '../../../src/nodes/step.ts';
 import { readInterchanges, readAcknowledgment } from '../../../src/x12/index.ts';
-import { statusOf } from '../../../src/domain/records.ts';
+import { statusOf, type FeedRequest, type ResultRecord, type StoredTransaction } from '../../../src/domain/records.ts';
 import type { MappingEngine } from '../../../src/domain/mapping-engine.ts';
 import type { StageMessage } from '../../../src/wire/stage.v1.ts';
 import type { DelayedMessage } from '../../../src/wire/delayed.v1.ts';
@@ -75,7 +75,8 @@ describe('inbound steps after the split', () => {
     // the artifacts accumulate down the flow
     expect(feed.detail.artifacts!.map((a) => a.usage)).toEqual(['input', 'translation', 'mapped', 'output']);
     const requests = deps.memory.emitter.on<FeedRequestMessage>('events.feed');
-    expect(requests).toEqual([expect.objectContaining({ direction: 'inbound', status: 'success', resultId: feed.id, transactionId: tx!.id, partnerKey: 'ACME' })]);
+    // the feed step ran apart from the pass that recorded the transaction: the sequencer reads it
+    expect(requests).toEqual([expect.objectContaining({ direction: 'inbound', status: 'success', resultId: feed.id, transactionId: tx!.id, partnerKey: 'ACME', transactionCreatedAt: null, transactionSetIdentifier: null })]);
     expect(JSON.parse(requests[0]!.detail)).toMatchObject({ id: feed.id, nodeName: feed.nodeName, status: 'success' });
   });
 
@@ -193,5 +194,25 @@ describe('runtime', () => {
     for (const s of [1, 2, 3, 16, 45]) e.later.push({ message: base, dueAt: now + s * 1_000_000, reason: 'test' });
     const tiers = messagesOf(e, now, () => Buffer.alloc(0)).map((m) => m.topic);
     expect(tiers).toEqual(['delay.1s', 'delay.2s', 'delay.4s', 'delay.16s', 'delay.60s']);
+  });
+
+  it('marks a success entry as its transaction\'s first delivery only when the pass recorded the transaction and delivered it itself', () => {
+    const tx = (id: string) => ({ organizationId: 'o', id, traceGuid: 't', createdAt: 5, transactionSetIdentifier: '850' }) as StoredTransaction;
+    const res = (id: string, transactionId: string, resend = false, status: 'success' | 'error' = 'success') => ({ organizationId: 'o', id, traceGuid: 't', transactionId, status, resend }) as ResultRecord;
+    const req = (resultId: string, transactionId: string, status: 'success' | 'error' = 'success'): FeedRequest => ({ id: `f-${resultId}`, organizationId: 'o', direction: 'inbound', status, partnerKey: 'P', traceGuid: 't', resultId, transactionId, detail: '{}', requestedAt: 1 });
+    const e = { feed: [req('r1', 'tx1'), req('r2', 'tx2'), req('r3', 'tx3'), req('elsewhere', 'tx1'), req('r5', 'tx5', 'error')], results: [res('r1', 'tx1'), res('r2', 'tx2', true), res('r3', 'tx3'), res('r5', 'tx5', false, 'error')] };
+    const marked = firstDeliveries(e, { recorded: [tx('tx1'), tx('tx2'), tx('tx5')], folded: [] }).map((f) => [f.resultId, f.firstDelivery ?? null]);
+    expect(marked).toEqual([
+      // recorded and delivered here
+      ['r1', { createdAt: 5, transactionSetIdentifier: '850' }],
+      // a replay's result
+      ['r2', null],
+      // its transaction was recorded by another pass
+      ['r3', null],
+      // a result this pass did not write (a republished delivery)
+      ['elsewhere', null],
+      // not a success
+      ['r5', null],
+    ]);
   });
 });
