@@ -13,20 +13,17 @@ import type { Client } from 'cassandra-driver';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import { Connections, type Resources as RoleResources } from './roles/resources.ts';
-import {
-  CassandraArtifactStore,
-  CassandraControlNumbers,
-  CassandraReplayLedger,
-  CassandraResultStore,
-  CassandraSandboxReceipts,
-  CassandraSecretReader,
-  CassandraStepLedger,
-  CassandraTransactionStore,
-} from './adapters/cassandra/processing-store.ts';
+import { CassandraArtifactStore } from './adapters/cassandra/artifact-store.ts';
+import { CassandraControlNumbers } from './adapters/cassandra/control-numbers.ts';
+import { CassandraReplayLedger } from './adapters/cassandra/replay-ledger.ts';
+import { CassandraResultStore } from './adapters/cassandra/result-store.ts';
+import { CassandraSandboxReceipts } from './adapters/cassandra/sandbox-receipts.ts';
+import { CassandraStepLedger } from './adapters/cassandra/step-ledger.ts';
+import { CassandraTransactionStore } from './adapters/cassandra/transaction-store.ts';
 import { CassandraFeedStore } from './adapters/cassandra/feed-store.ts';
 import { CassandraHeldWorkStore } from './adapters/cassandra/held-work-store.ts';
 import { CassandraAcknowledgmentDeadlines, CassandraSchedulerLeases } from './adapters/cassandra/outbound-store.ts';
-import { verifySecretKeys } from './adapters/cassandra/secret-store.ts';
+import { CassandraSecretReader, verifySecretKeys } from './adapters/cassandra/secret-store.ts';
 import { CassandraConfigReadStore } from './adapters/cassandra/config-store.ts';
 import { CassandraOrganizationStore } from './adapters/cassandra/organization-store.ts';
 import { CassandraRateLimitStore } from './adapters/cassandra/rate-limit-store.ts';

@@ -1,13 +1,17 @@
 /**
  * Partners' secrets at rest in Cassandra (migrations/0101 `config_secrets`, 0145): sealing on
  * write, opening on read (src/domain/secret-envelope.ts), the registry of operator keys that
- * `tdx start` checks (`secret_keys`), and rotation (`tdx admin secrets rotate`). Values are
- * opened only in the process that uses them and never logged: errors name the row, not the value.
+ * `tdx start` checks (`secret_keys`), rotation (`tdx admin secrets rotate`), and the SecretReader
+ * port of src/domain/processing-ports.ts (`CassandraSecretReader`). Values are opened only in the
+ * process that uses them and never logged: errors name the row, not the value.
  */
 import type { Client } from 'cassandra-driver';
 import { TdxError } from '../../errors.ts';
+import type { SecretOwner } from '../../domain/configuration.ts';
+import type { SecretReader } from '../../domain/processing-ports.ts';
 import type { SecretKeyring, SecretSlot, StoredSecret } from '../../domain/secret-envelope.ts';
 import { guardStore } from './guard.ts';
+import { str } from './cells.ts';
 
 /** The fixed text each registered key seals as its check value. */
 const CHECK_TEXT = 'tdx secret key check';
@@ -174,4 +178,27 @@ export async function rotateSecrets(
     }
   }
   return { activeKey, total, scanned, resealed, current, skipped, retired, before };
+}
+
+/**
+ * Secrets for the nodes that use them (the API's read stores never select this table), opened
+ * with the operator keys in this process (docs/secrets.md).
+ */
+export class CassandraSecretReader implements SecretReader {
+  constructor(
+    private readonly client: Client,
+    private readonly keyring: SecretKeyring,
+  ) {}
+
+  async get(organizationId: string, ownerKind: SecretOwner, ownerId: string): Promise<Readonly<Record<string, string>>> {
+    const rs = await guardStore('secrets read', () =>
+      this.client.execute('SELECT name, value, key_id FROM config_secrets WHERE org_id = ? AND owner_kind = ? AND owner_id = ?', [organizationId, ownerKind, ownerId], { prepare: true }),
+    );
+    const out: Record<string, string> = {};
+    for (const r of rs.rows) {
+      const name = str(r.get('name'));
+      out[name] = this.keyring.open({ organizationId, ownerKind, ownerId, name }, storedOf(r));
+    }
+    return out;
+  }
 }

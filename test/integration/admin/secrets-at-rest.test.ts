@@ -13,8 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CassandraConfigAdminStore } from '../../../src/adapters/cassandra/config-store.ts';
-import { CassandraSecretReader } from '../../../src/adapters/cassandra/processing-store.ts';
-import { rotateSecrets } from '../../../src/adapters/cassandra/secret-store.ts';
+import { CassandraSecretReader, rotateSecrets } from '../../../src/adapters/cassandra/secret-store.ts';
 import { SecretKeyring } from '../../../src/domain/secret-envelope.ts';
 import { cassandraEnv, createOrg, dumpKeyspace, type Env } from '../platform/support.ts';
 

@@ -18,7 +18,7 @@ import { statusOf, type StoredTransaction } from '../../../src/domain/records.ts
 import { runMigrate } from '../../../src/cli/commands/migrate.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { createCassandraClient } from '../../../src/adapters/cassandra/client.ts';
-import { CassandraTransactionStore } from '../../../src/adapters/cassandra/processing-store.ts';
+import { CassandraTransactionStore } from '../../../src/adapters/cassandra/transaction-store.ts';
 import { createKafka } from '../../../src/adapters/kafka/client.ts';
 import { newId } from '../../../src/domain/ids.ts';
 import { captureIo, eventually, isolatedConfig, migrateWorkerKeyspace, type Isolated } from '../helpers/isolated-config.ts';

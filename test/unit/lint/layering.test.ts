@@ -33,7 +33,7 @@ const cases: [string, string, string][] = [
   ['src/nodes/x12_split/step.ts', "import { x } from '../ports.ts';", 'steps are pure'],
   ['src/nodes/x12_split/step.ts', "import { x } from 'node:fs';", 'steps are pure'],
   ['src/nodes/step.ts', "import { x } from 'kafkajs';", 'steps are pure'],
-  ['src/nodes/x12_split/node.ts', "import { x } from '../../adapters/cassandra/processing-store.ts';", 'node adapters reach stores'],
+  ['src/nodes/x12_split/node.ts', "import { x } from '../../adapters/cassandra/transaction-store.ts';", 'node adapters reach stores'],
   ['src/nodes/x12_split/node.ts', "import { x } from 'cassandra-driver';", 'node adapters reach stores'],
   ['src/nodes/runtime.ts', "import { x } from '../roles/resources.ts';", 'node adapters reach stores'],
   ['src/adapters/fixture.ts', "import { x } from '../http/app.ts';", 'adapters never import'],
