@@ -21,7 +21,7 @@
  */
 import type { NodeService } from '../domain/node-services.ts';
 import type { Micros } from '../domain/records.ts';
-import { applyEffects } from './runtime.ts';
+import { applyEffects, withTransactionCreatedAt } from './runtime.ts';
 import { contextOf, oneLine, type BatchContext, type HandleOutcome, type ItemHandler, type NodeModule, type WorkItem } from './node.ts';
 import type { NodeDeps } from './ports.ts';
 import { failure } from './outcomes.ts';
@@ -93,7 +93,7 @@ export function inFlightNode(service: NodeService, deps: NodeDeps, handleOne: It
         entry.phase = 'running';
         try {
           const ctx = await contextOf(deps, item.message, clock);
-          entry.pending = await handleOne(ctx, deps, batch);
+          entry.pending = withTransactionCreatedAt(await handleOne(ctx, deps, batch), item.message);
         } finally {
           slots.release();
         }

@@ -10,7 +10,7 @@ import type { NodeService } from '../domain/node-services.ts';
 import type { StageMessage } from '../wire/stage.v1.ts';
 import type { Micros } from '../domain/records.ts';
 import type { InlineHandler, NodeDeps } from './ports.ts';
-import { applyEffects } from './runtime.ts';
+import { applyEffects, withTransactionCreatedAt } from './runtime.ts';
 import { mapLimit } from '../domain/concurrency.ts';
 import { effects, effectsSize, mergeEffects, type Effects, type StepContext } from './step.ts';
 import { failure } from './outcomes.ts';
@@ -103,7 +103,7 @@ export function perItemNode(service: NodeService, deps: NodeDeps, handleOne: Ite
         const outs = await mapLimit(window, concurrency, async (item) => {
           try {
             const ctx = await contextOf(deps, item.message, clocks.get(item.message.id) ?? deps.wallClock());
-            return await handleOne(ctx, deps, batch);
+            return withTransactionCreatedAt(await handleOne(ctx, deps, batch), item.message);
           } catch (err) {
             failed.push({ id: item.message.id, err });
             return null;

@@ -154,6 +154,8 @@ export function feedRequest(r: ResultRecord, documentDirection: 'inbound' | 'out
 
 export interface NextWork {
   readonly transactionId?: string | null;
+  /** `createdAt` of `transactionId` (default: the current work's, when it is the same transaction). */
+  readonly transactionCreatedAt?: Micros | null;
   readonly inputResultId: string;
   readonly artifacts: readonly ArtifactPointer[];
   readonly usageIndicator?: string | null;
@@ -182,6 +184,7 @@ export function next(ctx: StepContext, work: NextWork): Emission[] {
 export function stageTo(ctx: StepContext, n: FlowNode, work: NextWork): Emission {
   const m = ctx.message;
   const transactionId = work.transactionId === undefined ? m.transactionId : work.transactionId;
+  const transactionCreatedAt = work.transactionCreatedAt !== undefined ? work.transactionCreatedAt : transactionId !== null && transactionId === m.transactionId ? (m.transactionCreatedAt ?? null) : null;
   const value: StageMessage = {
     id: workId(m.traceGuid, n.id, transactionId, m.attempt, ...(work.idParts ?? [])),
     traceGuid: m.traceGuid,
@@ -200,6 +203,7 @@ export function stageTo(ctx: StepContext, n: FlowNode, work: NextWork): Emission
     attempt: m.attempt,
     createdAt: work.createdAt,
     params: { ...(work.params ?? {}) },
+    transactionCreatedAt,
   };
   return { topic: `stage.${n.service}`, key: m.traceGuid, value };
 }

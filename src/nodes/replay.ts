@@ -101,6 +101,7 @@ export function replayWork(plan: ReplayPlan, t: StoredTransaction, command: Repl
     direction: t.direction,
     partnerKey: t.partnerKey,
     transactionId: t.id,
+    transactionCreatedAt: t.createdAt,
     usageIndicator: t.usageIndicator,
     resend: true,
     attempt: command.attempt,

@@ -23,6 +23,7 @@ import type { LogEvent } from '../wire/log-event.v1.ts';
 import type { FeedRequestMessage } from '../wire/feed-request.v1.ts';
 import { SNAPSHOT_FIELDS, type TransactionChange, type TransactionSnapshot } from '../wire/transaction-change.v1.ts';
 import type { RecordEvents } from '../wire/record-events.v1.ts';
+import type { StageMessage } from '../wire/stage.v1.ts';
 import { delayTierFor, type DelayedMessage } from '../wire/delayed.v1.ts';
 import { stageTopic } from '../wire/topics.ts';
 import type { NodeService } from '../domain/node-services.ts';
@@ -162,6 +163,18 @@ export function firstDeliveries(e: Pick<Effects, 'feed' | 'results'>, fold: Pick
     if (!t || f.status !== 'success' || !delivered.has(`${f.organizationId}|${f.resultId}`)) return f;
     return { ...f, firstDelivery: { createdAt: t.createdAt, transactionSetIdentifier: t.transactionSetIdentifier } };
   });
+}
+
+/**
+ * `e` with the work's transaction createdAt (`StageMessage.transactionCreatedAt`) given to the
+ * updates of that transaction that lack one, so the store writes them with the transaction's
+ * TTL without reading its createdAt back.
+ */
+export function withTransactionCreatedAt(e: Effects, m: Pick<StageMessage, 'organizationId' | 'transactionId' | 'transactionCreatedAt'>): Effects {
+  const createdAt = m.transactionCreatedAt;
+  if (createdAt === null || createdAt === undefined || m.transactionId === null) return e;
+  if (!e.updates.some((u) => u.createdAt === undefined && u.id === m.transactionId && u.organizationId === m.organizationId)) return e;
+  return { ...e, updates: e.updates.map((u) => (u.createdAt === undefined && u.id === m.transactionId && u.organizationId === m.organizationId ? { ...u, createdAt } : u)) };
 }
 
 /** The fields of `t` the ClickHouse projection shows (wire: TransactionSnapshot). */

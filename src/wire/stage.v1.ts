@@ -21,9 +21,12 @@
  *     attempt        int >= 1       ; run attempt of this node on this trace (result ids derive from it)
  *     createdAt      timestamp-micros ; when the previous step produced this work
  *     params         map<string>    ; small node-specific parameters (file path, connection id)
+ *     transactionCreatedAt timestamp-micros | null ; the createdAt of `transactionId`, carried from
+ *                                    ; the step that recorded it, so later steps' updates of it
+ *                                    ; expire with it without reading it (null: not known)
  *   }
  */
-import { defineCodec, nullableString, oneOf, stringMap, timestampMicros, type Codec, type WriterTypes } from './codec.ts';
+import { defineCodec, nullableString, nullableTimestampMicros, oneOf, stringMap, timestampMicros, type Codec, type WriterTypes } from './codec.ts';
 import { artifactRefSchema, type ArtifactRef } from './artifact-ref.ts';
 import { NODE_SERVICES } from '../domain/node-services.ts';
 
@@ -49,6 +52,8 @@ export interface StageMessage {
   /** Microseconds since the Unix epoch. */
   readonly createdAt: number;
   readonly params: Readonly<Record<string, string>>;
+  /** `createdAt` of `transactionId` when the work knows it (absent or null: not known). */
+  readonly transactionCreatedAt?: number | null;
 }
 
 export const schema = {
@@ -74,6 +79,7 @@ export const schema = {
     { name: 'attempt', type: 'int', default: 1 },
     { name: 'createdAt', type: timestampMicros },
     { name: 'params', type: stringMap, default: {} },
+    { name: 'transactionCreatedAt', type: nullableTimestampMicros, default: null },
   ],
 } as const;
 

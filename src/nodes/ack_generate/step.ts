@@ -189,6 +189,7 @@ export function generateAck(ctx: StepContext, input: AckInput): Effects {
   e.emit.push(
     ...next(scoped, {
       transactionId: txId,
+      transactionCreatedAt: tx.createdAt,
       inputResultId: rid,
       artifacts: [pointer],
       createdAt: ctx.now + 1,

@@ -254,6 +254,7 @@ export function recordSet(ctx: StepContext, input: SetInput): SetOutcome {
     e.emit.push(
       ...next(scoped, {
         transactionId: txId,
+        transactionCreatedAt: transaction.createdAt,
         inputResultId: rid,
         artifacts: [input.input, pointer],
         usageIndicator: usage,

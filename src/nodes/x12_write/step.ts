@@ -284,6 +284,8 @@ export function writeOutbound(ctx: StepContext, plan: WritePlan, numbers: Contro
   e.emit.push(
     ...next(first, {
       transactionId: txIds[0]!,
+      // the first transaction's createdAt (each is recorded above as of ctx.now + its index)
+      transactionCreatedAt: ctx.now,
       inputResultId: rids[0]!,
       artifacts: [pointer],
       usageIndicator: usage,

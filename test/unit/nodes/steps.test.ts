@@ -13,7 +13,7 @@ import { feedNode } from '../../../src/nodes/feed/node.ts';
 import { ackGenerateNode } from '../../../src/nodes/ack_generate/node.ts';
 import { sftpUploadNode } from '../../../src/nodes/sftp_upload/node.ts';
 import { UPLOAD_MAX_ATTEMPTS } from '../../../src/nodes/sftp_upload/step.ts';
-import { firstDeliveries, messagesOf } from '../../../src/nodes/runtime.ts';
+import { firstDeliveries, messagesOf, withTransactionCreatedAt } from '../../../src/nodes/runtime.ts';
 import { effects } from '../../../src/nodes/step.ts';
 import { readInterchanges, readAcknowledgment } from '../../../src/x12/index.ts';
 import { statusOf, type FeedRequest, type ResultRecord, type StoredTransaction } from '../../../src/domain/records.ts';
@@ -75,6 +75,13 @@ describe('inbound steps after the split', () => {
     // the artifacts accumulate down the flow
     expect(feed.detail.artifacts!.map((a) => a.usage)).toEqual(['input', 'translation', 'mapped', 'output']);
     const requests = deps.memory.emitter.on<FeedRequestMessage>('events.feed');
+    // the work of every later step carries the transaction's createdAt (its updates' TTL)
+    const work = deps.memory.emitter.sent.filter((m) => m.topic.startsWith('stage.')).map((m) => m.value as StageMessage).filter((w) => w.transactionId === tx!.id);
+    expect(work.map((w) => [w.service, w.transactionCreatedAt])).toEqual([
+      ['mapping', tx!.createdAt],
+      ['validation', tx!.createdAt],
+      ['feed', tx!.createdAt],
+    ]);
     // the feed step ran apart from the pass that recorded the transaction: the sequencer reads it
     expect(requests).toEqual([expect.objectContaining({ direction: 'inbound', status: 'success', resultId: feed.id, transactionId: tx!.id, partnerKey: 'ACME', transactionCreatedAt: null, transactionSetIdentifier: null })]);
     expect(JSON.parse(requests[0]!.detail)).toMatchObject({ id: feed.id, nodeName: feed.nodeName, status: 'success' });
@@ -194,6 +201,20 @@ describe('runtime', () => {
     for (const s of [1, 2, 3, 16, 45]) e.later.push({ message: base, dueAt: now + s * 1_000_000, reason: 'test' });
     const tiers = messagesOf(e, now, () => Buffer.alloc(0)).map((m) => m.topic);
     expect(tiers).toEqual(['delay.1s', 'delay.2s', 'delay.4s', 'delay.16s', 'delay.60s']);
+  });
+
+  it('gives the work\'s transaction createdAt to the updates of that transaction that lack one, and to no other', () => {
+    const e = effects();
+    const u = (id: string, createdAt?: number) => ({ organizationId: 'o', id, traceGuid: 't', completed: true, ...(createdAt === undefined ? {} : { createdAt }) });
+    e.updates.push(u('tx1'), u('tx2'), u('tx1', 3));
+    const m = { organizationId: 'o', transactionId: 'tx1', transactionCreatedAt: 7 };
+    expect(withTransactionCreatedAt(e, m).updates.map((x) => [x.id, x.createdAt])).toEqual([
+      ['tx1', 7],
+      ['tx2', undefined],
+      ['tx1', 3],
+    ]);
+    // work that does not know it leaves the updates to the store (which reads it)
+    expect(withTransactionCreatedAt(e, { ...m, transactionCreatedAt: null }).updates.map((x) => x.createdAt)).toEqual([undefined, undefined, 3]);
   });
 
   it('marks a success entry as its transaction\'s first delivery only when the pass recorded the transaction and delivered it itself', () => {
