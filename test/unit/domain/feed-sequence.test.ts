@@ -35,6 +35,14 @@ describe('sequence', () => {
 
   it('takes deliveredAt from the first success entry of each transaction, never from an error', () => {
     const s = sequence([req('e', { status: 'error', transactionId: 'x' }), req('s1', { transactionId: 'x' }), req('s2', { transactionId: 'x' })], new Map(), new MonotonicClock(0), 10);
-    expect(s.deliveries.get('x')).toEqual({ organizationId: 'o', traceGuid: 't-s1', createdAt: 11 });
+    expect(s.deliveries.get('x')).toEqual({ organizationId: 'o', traceGuid: 't-s1', createdAt: 11, first: null });
+  });
+
+  it('keeps what a first delivery\'s request knew of its transaction, only when that entry is the earliest of the batch', () => {
+    const first = { createdAt: 3, transactionSetIdentifier: '850' };
+    const s = sequence([req('s1', { transactionId: 'x', firstDelivery: first }), req('s2', { transactionId: 'x' }), req('r1', { transactionId: 'y' }), req('r2', { transactionId: 'y', firstDelivery: first })], new Map(), new MonotonicClock(0), 10);
+    expect(s.deliveries.get('x')).toEqual({ organizationId: 'o', traceGuid: 't-s1', createdAt: 10, first });
+    // y's earliest entry here is not the one that said it is the first: the stored deliveredAt decides
+    expect(s.deliveries.get('y')).toEqual({ organizationId: 'o', traceGuid: 't-r1', createdAt: 12, first: null });
   });
 });
