@@ -79,7 +79,8 @@ describe('stage codec through Kafka and the registry', () => {
     const got = await eventually(() => seen[0], 60_000, 'the consumed message');
     expect(got.key).toBe('trace-roundtrip');
     expect(got.topic).toBe('stage.x12_split');
-    expect(JSON.parse(JSON.stringify(got.value))).toEqual(JSON.parse(JSON.stringify(sent)));
+    // a field the writer left out that has a default reads as that default
+    expect(JSON.parse(JSON.stringify(got.value))).toEqual(JSON.parse(JSON.stringify({ ...sent, transactionCreatedAt: null })));
     const registeredId = await registry.getLatestSchemaId(valueSubject(config.kafka.topicPrefix, 'stage.x12_split'));
     expect(schemaIdOf(raw[0]!)).toBe(registeredId);
   });
