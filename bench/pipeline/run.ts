@@ -84,6 +84,7 @@ import { isolatedConfig, type Isolated } from '../../test/integration/helpers/is
 import { serviceNodeFlags } from '../../test/support/service-node-flags.ts';
 import { countClickHouse, installCounters, resetCounters, takeCounters, type Counts, type RecordedWrite } from './counters.ts';
 import { cassandraCeiling, clickhouseCeiling, kafkaCeiling, type Ceiling } from './ceilings.ts';
+import { cassandraCounts, countsPerSet } from './cassandra-counts.ts';
 import { cpuSeconds, listenerPid, load, watch, type Usage, type Watched } from './procstat.ts';
 import type { ClosedArgs, ClosedValue, FeedStats, IdleArgs, IdleValue, InterchangeArgs, InterchangeValue, MixArgs, MixValue, OpenArgs, OpenValue, SeenEntry } from './loadgen.ts';
 
@@ -107,6 +108,8 @@ const IDLE_POLL_MS = num('BENCH_IDLE_POLL_MS', 20);
 const TIMEOUT_MS = num('BENCH_TIMEOUT_S', 3600) * 1000;
 const LOAD_WARN = 3;
 const SETTLE_S = num('BENCH_SETTLE_S', 120);
+/** BENCH_CASSANDRA_COUNTS=1: print Cassandra's own counts per set after each scenario (cassandra-counts.ts). */
+const CASSANDRA_COUNTS = process.env['BENCH_CASSANDRA_COUNTS'] === '1';
 /** A pipeline is quiet when its processes (service and stores) use at most this many cores over QUIET_WINDOW_MS. */
 const QUIET_CORES = 0.25;
 const QUIET_WINDOW_MS = 3000;
@@ -491,6 +494,8 @@ async function measure(s: Stack, name: string, run: () => Promise<Figures>): Pro
   const before = await topicOffsets(s);
   const counting = s.mode === 'count';
   if (counting) resetCounters(name === 'interchange');
+  const cassandra = CASSANDRA_COUNTS ? { client: await s.reader.cassandra(), keyspace: s.iso.config.cassandra.keyspace } : undefined;
+  const cassandraBefore = cassandra ? await cassandraCounts(cassandra.client, cassandra.keyspace) : undefined;
   const w = watch(s.procs);
   const watchedFrom = performance.now();
   const profiling = s.mode === 'inprocess' && process.env['BENCH_PROFILE'] ? await startProfile() : undefined;
@@ -510,6 +515,7 @@ async function measure(s: Stack, name: string, run: () => Promise<Figures>): Pro
   for (const [t, n] of after) if (n - (before.get(t) ?? 0) > 0) kafka.set(t, n - (before.get(t) ?? 0));
   const m: Measured = { ...fig, name, wallSeconds, usage, kafka, ...(taken ? { counts: taken.counts, writes: taken.writes } : {}) };
   report(s, m);
+  if (cassandra && cassandraBefore) out(`  Cassandra's own counts per set (reads, writes and scans by table, tasks by thread pool): ${countsPerSet(cassandraBefore, await cassandraCounts(cassandra.client, cassandra.keyspace), m.sets)}`);
   out(`[${s.mode}] ${name}: load average after ${load()}`);
   return m;
 }
