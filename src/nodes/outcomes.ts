@@ -184,7 +184,9 @@ export function next(ctx: StepContext, work: NextWork): Emission[] {
 export function stageTo(ctx: StepContext, n: FlowNode, work: NextWork): Emission {
   const m = ctx.message;
   const transactionId = work.transactionId === undefined ? m.transactionId : work.transactionId;
-  const transactionCreatedAt = work.transactionCreatedAt !== undefined ? work.transactionCreatedAt : transactionId !== null && transactionId === m.transactionId ? (m.transactionCreatedAt ?? null) : null;
+  // the work's own transaction keeps the createdAt it came with; another is known only when given
+  const inherited = transactionId !== null && transactionId === m.transactionId ? (m.transactionCreatedAt ?? null) : null;
+  const transactionCreatedAt = work.transactionCreatedAt === undefined ? inherited : work.transactionCreatedAt;
   const value: StageMessage = {
     id: workId(m.traceGuid, n.id, transactionId, m.attempt, ...(work.idParts ?? [])),
     traceGuid: m.traceGuid,

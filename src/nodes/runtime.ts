@@ -63,8 +63,6 @@ export function logEvent(l: LogRecord): LogEvent {
 
 export function feedRequestMessage(f: FeedRequest): FeedRequestMessage {
   return {
-    transactionCreatedAt: f.firstDelivery?.createdAt ?? null,
-    transactionSetIdentifier: f.firstDelivery?.transactionSetIdentifier ?? null,
     id: f.id,
     organizationId: f.organizationId,
     direction: f.direction,
@@ -75,6 +73,8 @@ export function feedRequestMessage(f: FeedRequest): FeedRequestMessage {
     transactionId: f.transactionId,
     detail: f.detail,
     requestedAt: f.requestedAt,
+    transactionCreatedAt: f.firstDelivery?.createdAt ?? null,
+    transactionSetIdentifier: f.firstDelivery?.transactionSetIdentifier ?? null,
   };
 }
 

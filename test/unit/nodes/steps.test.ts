@@ -14,7 +14,9 @@ import { ackGenerateNode } from '../../../src/nodes/ack_generate/node.ts';
 import { sftpUploadNode } from '../../../src/nodes/sftp_upload/node.ts';
 import { UPLOAD_MAX_ATTEMPTS } from '../../../src/nodes/sftp_upload/step.ts';
 import { firstDeliveries, messagesOf, withTransactionCreatedAt } from '../../../src/nodes/runtime.ts';
-import { effects } from '../../../src/nodes/step.ts';
+import { effects, type StepContext } from '../../../src/nodes/step.ts';
+import { stageTo, type NextWork } from '../../../src/nodes/outcomes.ts';
+import type { FlowNode } from '../../../src/domain/configuration.ts';
 import { readInterchanges, readAcknowledgment } from '../../../src/x12/index.ts';
 import { statusOf, type FeedRequest, type ResultRecord, type StoredTransaction } from '../../../src/domain/records.ts';
 import type { MappingEngine } from '../../../src/domain/mapping-engine.ts';
@@ -201,6 +203,18 @@ describe('runtime', () => {
     for (const s of [1, 2, 3, 16, 45]) e.later.push({ message: base, dueAt: now + s * 1_000_000, reason: 'test' });
     const tiers = messagesOf(e, now, () => Buffer.alloc(0)).map((m) => m.topic);
     expect(tiers).toEqual(['delay.1s', 'delay.2s', 'delay.4s', 'delay.16s', 'delay.60s']);
+  });
+
+  it('hands the work\'s transaction createdAt on with its own transaction only, unless the step gives one', () => {
+    const message = { id: 'w', traceGuid: 't', organizationId: 'o', service: 'mapping', flowId: 'f', flowVersion: 1, nodeId: 'n1', direction: 'inbound' as const, partnerKey: null, transactionId: 'tx1', inputResultId: null, artifacts: [], usageIndicator: null, resend: false, attempt: 1, createdAt: 0, params: {}, transactionCreatedAt: 5 };
+    const ctx = { message } as unknown as StepContext;
+    const node = { id: 'n2', service: 'feed' } as FlowNode;
+    const created = (work: Partial<NextWork>) => stageTo(ctx, node, { inputResultId: 'r', artifacts: [], createdAt: 1, ...work }).value as StageMessage;
+    expect(created({}).transactionCreatedAt).toBe(5);
+    expect(created({ transactionId: 'tx1' }).transactionCreatedAt).toBe(5);
+    expect(created({ transactionId: 'tx2' }).transactionCreatedAt).toBeNull();
+    expect(created({ transactionId: null }).transactionCreatedAt).toBeNull();
+    expect(created({ transactionId: 'tx2', transactionCreatedAt: 9 }).transactionCreatedAt).toBe(9);
   });
 
   it('gives the work\'s transaction createdAt to the updates of that transaction that lack one, and to no other', () => {
