@@ -15,7 +15,7 @@ import { CONCURRENCY } from './statements.ts';
  * replicas never take the same number; the allocation is remembered by owner, so a step run
  * again gets the number it took before.
  */
-/** Records an owner's control number unless it has one (a lightweight transaction: see `CassandraControlNumbers.claim`). */
+/** Records an owner's control number unless it has one (a lightweight transaction: see `CassandraControlNumbers.takeMany`). */
 const CLAIM_ALLOCATION = 'INSERT INTO control_number_allocations (org_id, owner, scope, value, created_at) VALUES (?, ?, ?, ?, toTimestamp(now())) IF NOT EXISTS';
 
 /** The number an allocation claim leaves the owner with: `value` when it was recorded, else the one recorded before. */
@@ -24,49 +24,20 @@ const claimedValue = (rs: cassandra.types.ResultSet, value: number): number => (
 export class CassandraControlNumbers implements ControlNumberStore {
   constructor(private readonly client: Client) {}
 
-  take(organizationId: string, scope: string, owner: string): Promise<number> {
-    return guardStore('control number', async () => {
-      const had = await this.client.execute('SELECT value FROM control_number_allocations WHERE org_id = ? AND owner = ? AND scope = ?', [organizationId, owner, scope], { prepare: true });
-      const prior = had.first();
-      if (prior) return num(prior.get('value'));
-      for (let tries = 0; tries < 100; tries++) {
-        const cur = await this.client.execute('SELECT value FROM control_numbers WHERE org_id = ? AND scope = ?', [organizationId, scope], {
-          prepare: true,
-          consistency: cassandra.types.consistencies.serial,
-        });
-        const row = cur.first();
-        let ok: boolean;
-        let value: number;
-        if (!row) {
-          value = 1;
-          const rs = await this.client.execute('INSERT INTO control_numbers (org_id, scope, value, updated_at) VALUES (?, ?, ?, toTimestamp(now())) IF NOT EXISTS', [organizationId, scope, long(1)], { prepare: true });
-          ok = rs.wasApplied();
-        } else {
-          const v = num(row.get('value'));
-          value = v >= 999_999_999 ? 1 : v + 1;
-          const rs = await this.client.execute('UPDATE control_numbers SET value = ?, updated_at = toTimestamp(now()) WHERE org_id = ? AND scope = ? IF value = ?', [long(value), organizationId, scope, long(v)], {
-            prepare: true,
-          });
-          ok = rs.wasApplied();
-        }
-        if (ok) return await this.claim(organizationId, owner, scope, value);
-      }
-      throw new TdxError('store_unavailable', `Control number sequence ${scope} is contended; try again.`);
-    });
+  /** One owner's number: the block of one that `takeMany` takes. */
+  async take(organizationId: string, scope: string, owner: string): Promise<number> {
+    return (await this.takeMany(organizationId, scope, [owner])).get(owner)!;
   }
 
   /**
-   * Records `value` as the owner's number unless the owner has one already, and returns the
-   * owner's number. A lightweight transaction: a step run again (a batch retried after a store
-   * timeout, a work item delivered twice) whose first look missed the first run's number (a read
-   * at LOCAL_QUORUM while a node was down and coming back) takes a new one from the counter, but
-   * keeps the first, so one document never goes out under two control numbers (the taken number
-   * is left unused: X12 allows gaps).
+   * The owners' numbers: each one's recorded number, and for the others a consecutive block after
+   * the counter's value, taken with one compare-and-set. Each taken number is then recorded as
+   * its owner's unless the owner has one already (`CLAIM_ALLOCATION`, a lightweight transaction):
+   * a step run again (a batch retried after a store timeout, a work item delivered twice) whose
+   * first look missed the first run's number (a read at LOCAL_QUORUM while a node was down and
+   * coming back) takes new numbers from the counter but keeps the first, so one document never
+   * goes out under two control numbers (the taken number is left unused: X12 allows gaps).
    */
-  private async claim(organizationId: string, owner: string, scope: string, value: number): Promise<number> {
-    return claimedValue(await this.client.execute(CLAIM_ALLOCATION, [organizationId, owner, scope, long(value)], { prepare: true }), value);
-  }
-
   takeMany(organizationId: string, scope: string, owners: readonly string[]): Promise<Map<string, number>> {
     return guardStore('control numbers', async () => {
       const out = new Map<string, number>();
