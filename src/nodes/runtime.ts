@@ -78,6 +78,13 @@ export function feedRequestMessage(f: FeedRequest): FeedRequestMessage {
   };
 }
 
+/** A feed request as its message carries it (the inverse of `feedRequestMessage`). */
+export function feedRequestOf(m: FeedRequestMessage): FeedRequest {
+  const { transactionCreatedAt, transactionSetIdentifier, ...rest } = m;
+  const firstDelivery = transactionCreatedAt !== null && transactionSetIdentifier !== null ? { createdAt: transactionCreatedAt, transactionSetIdentifier } : null;
+  return { ...rest, firstDelivery };
+}
+
 /** Estimated encoded bytes most of one `events.records` message. */
 export const RECORD_EVENTS_BYTES = 256 * 1024;
 
@@ -153,7 +160,7 @@ export function messagesOf(e: Effects, changedAt: Micros, encode: Emitter['encod
  * deliver or replay it, so no success entry of it can come before this one.
  */
 export function firstDeliveries(e: Pick<Effects, 'feed' | 'results'>, fold: Pick<ReturnType<typeof foldUpdates>, 'recorded' | 'folded'>): FeedRequest[] {
-  if (fold.recorded.length + fold.folded.length === 0) return e.feed;
+  if (e.feed.length === 0 || fold.recorded.length + fold.folded.length === 0) return e.feed;
   const txs = new Map<string, StoredTransaction>();
   for (const t of [...fold.recorded, ...fold.folded]) txs.set(`${t.organizationId}|${t.id}`, t);
   const delivered = new Set<string>();
@@ -173,8 +180,8 @@ export function firstDeliveries(e: Pick<Effects, 'feed' | 'results'>, fold: Pick
 export function withTransactionCreatedAt(e: Effects, m: Pick<StageMessage, 'organizationId' | 'transactionId' | 'transactionCreatedAt'>): Effects {
   const createdAt = m.transactionCreatedAt;
   if (createdAt === null || createdAt === undefined || m.transactionId === null) return e;
-  if (!e.updates.some((u) => u.createdAt === undefined && u.id === m.transactionId && u.organizationId === m.organizationId)) return e;
-  return { ...e, updates: e.updates.map((u) => (u.createdAt === undefined && u.id === m.transactionId && u.organizationId === m.organizationId ? { ...u, createdAt } : u)) };
+  const lacks = (u: TransactionUpdate): boolean => u.createdAt === undefined && u.id === m.transactionId && u.organizationId === m.organizationId;
+  return e.updates.some(lacks) ? { ...e, updates: e.updates.map((u) => (lacks(u) ? { ...u, createdAt } : u)) } : e;
 }
 
 /** The fields of `t` the ClickHouse projection shows (wire: TransactionSnapshot). */

@@ -21,7 +21,7 @@ import { ConsumerRunner } from '../adapters/kafka/consumer-runner.ts';
 import { FEED_WATERMARK, feedRow, insertFeedWatermark, insertRows, logRow, resultRow, transactionRow } from '../adapters/clickhouse/materialize.ts';
 import { fromChTime, qualify, type ClickHouseHandle } from '../adapters/clickhouse/client.ts';
 import { MonotonicClock } from '../domain/feed-sequence.ts';
-import type { FeedRequest } from '../domain/records.ts';
+import { feedRequestOf } from '../nodes/runtime.ts';
 import { sequenceFeedBatch, type FeedSequencerPorts } from '../nodes/feed-sequencer.ts';
 import { TOPICS } from '../wire/topics.ts';
 import type { FeedRequestMessage } from '../wire/feed-request.v1.ts';
@@ -138,11 +138,7 @@ export function materializerRole(resources: Resources): Role {
         // well inside the contract's 2 s feed lag
         ...SEQUENCER_FETCH,
         handleBatch: async (messages, { logger: log }) => {
-          const requests: FeedRequest[] = messages.map((m) => {
-            const { transactionCreatedAt, transactionSetIdentifier, ...v } = m.value as FeedRequestMessage;
-            const firstDelivery = transactionCreatedAt !== null && transactionSetIdentifier !== null ? { createdAt: transactionCreatedAt, transactionSetIdentifier } : null;
-            return { ...v, firstDelivery };
-          });
+          const requests = messages.map((m) => feedRequestOf(m.value as FeedRequestMessage));
           const s = await sequenceFeedBatch(sequencerPorts, clock, requests);
           let oldest = Infinity;
           for (const m of messages) if (m.timestamp < oldest) oldest = m.timestamp;

@@ -10,8 +10,7 @@ import type { ArtifactStore, StoredBytes } from '../../domain/processing-ports.t
 import type { ArtifactRecord } from '../../domain/records.ts';
 import { guardStore } from './guard.ts';
 import { coalescedReads, readIn, writeGrouped, type GroupedStatement } from './grouped.ts';
-import { long, num, str, strOrNull, Ttl, type StoreRetention } from './cells.ts';
-import type { Row } from './statements.ts';
+import { long, num, str, strOrNull, Ttl, type StoreRetention, type Row } from './cells.ts';
 
 /** Largest chunk of document bytes in one row. */
 export const CHUNK_BYTES = 512 * 1024;

@@ -7,6 +7,11 @@ import { remainingTtlSeconds } from '../../domain/retention.ts';
 
 export type Params = unknown[];
 
+/** A row as the stores read it: its cells by column name. */
+export interface Row {
+  get(name: string): unknown;
+}
+
 export const num = (v: unknown): number => (v === null || v === undefined ? 0 : typeof v === 'number' ? v : Number((v as { toString(): string }).toString()));
 export const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : num(v));
 export const str = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'string' ? v : (v as { toString(): string }).toString());

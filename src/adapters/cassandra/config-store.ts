@@ -13,6 +13,7 @@ import type { SecretKeyring } from '../../domain/secret-envelope.ts';
 import { guardStore } from './guard.ts';
 import { coalescedReads, readIn } from './grouped.ts';
 import { SecretKeyRegistry, storedOf } from './secret-store.ts';
+import type { Row } from './cells.ts';
 
 const TABLE: Record<RecordKind, string> = {
   connection: 'config_connections',
@@ -24,10 +25,6 @@ const TABLE: Record<RecordKind, string> = {
   implementation: 'config_implementations',
   source: 'config_sources',
 };
-
-interface Row {
-  get(name: string): unknown;
-}
 
 function decode<K extends RecordKind>(kind: K, row: Row): RecordByKind[K] {
   const body = JSON.parse(row.get('body') as string) as Record<string, unknown>;

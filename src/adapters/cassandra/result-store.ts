@@ -10,8 +10,7 @@ import type { ResultStore, TraceError, TransactionResultsReader } from '../../do
 import type { ResultRecord } from '../../domain/records.ts';
 import { guardStore } from './guard.ts';
 import { writeGrouped } from './grouped.ts';
-import { long, num, str, strOrNull, Ttl, type Params, type StoreRetention } from './cells.ts';
-import type { Row } from './statements.ts';
+import { long, num, str, strOrNull, Ttl, type Params, type StoreRetention, type Row } from './cells.ts';
 
 const RESULT_FIELDS = 'trace_guid, transaction_id, flow_id, node_id, node_name, service, status, direction, partner_key, resend, detail, payload_artifact_id, payload_format, created_at, updated_at';
 
@@ -125,7 +124,7 @@ export class CassandraResultStore implements ResultStore, TransactionResultsRead
         { prepare: true },
       );
       const stored = at.first();
-      if (stored) return resultOf(organizationId, id, { get: (n: string): unknown => (n === 'trace_guid' ? traceGuid : stored.get(n)) } as Row);
+      if (stored) return resultOf(organizationId, id, { get: (n: string): unknown => (n === 'trace_guid' ? traceGuid : stored.get(n)) });
       // a row of the earlier shape whose trace row is gone still holds every field
       return row.get('status') === null ? null : resultOf(organizationId, id, row);
     });
@@ -141,7 +140,7 @@ export class CassandraResultStore implements ResultStore, TransactionResultsRead
       for (const row of rs.rows) {
         // a partition holding only its static columns (failures noted before any result) reads as one empty row
         if (row.get('result_id') === null) continue;
-        const r = resultOf(organizationId, str(row.get('result_id')), { get: (n: string): unknown => (n === 'trace_guid' ? traceGuid : row.get(n)) } as Row);
+        const r = resultOf(organizationId, str(row.get('result_id')), { get: (n: string): unknown => (n === 'trace_guid' ? traceGuid : row.get(n)) });
         out.push(r);
       }
       pageState = rs.pageState ?? undefined;
@@ -166,7 +165,7 @@ export class CassandraResultStore implements ResultStore, TransactionResultsRead
       );
       const first = rs.first();
       if (!first) return null;
-      const results = rs.rows.map((row) => resultOf(organizationId, str(row.get('result_id')), { get: (n: string): unknown => (n === 'trace_guid' ? traceGuid : row.get(n)) } as Row));
+      const results = rs.rows.map((row) => resultOf(organizationId, str(row.get('result_id')), { get: (n: string): unknown => (n === 'trace_guid' ? traceGuid : row.get(n)) }));
       return { results: results.sort(byCreated), traceErrors: traceErrorsOf(first.get('trace_errors')) };
     });
   }

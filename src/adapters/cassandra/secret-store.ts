@@ -11,15 +11,11 @@ import type { SecretOwner } from '../../domain/configuration.ts';
 import type { SecretReader } from '../../domain/processing-ports.ts';
 import type { SecretKeyring, SecretSlot, StoredSecret } from '../../domain/secret-envelope.ts';
 import { guardStore } from './guard.ts';
-import { str } from './cells.ts';
+import { str, type Row } from './cells.ts';
 
 /** The fixed text each registered key seals as its check value. */
 const CHECK_TEXT = 'tdx secret key check';
 const checkSlot = (keyId: string): SecretSlot => ({ organizationId: '*', ownerKind: 'secret_keys', ownerId: keyId, name: 'check' });
-
-interface Row {
-  get(name: string): unknown;
-}
 
 /** A stored secret of a row selected with `value, key_id`. */
 export function storedOf(row: Row): StoredSecret {

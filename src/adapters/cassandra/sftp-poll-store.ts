@@ -9,11 +9,7 @@ import cassandra, { type Client } from 'cassandra-driver';
 import type { FlowRecord } from '../../domain/configuration.ts';
 import { pollTargetOf, type FetchedFile, type FetchedState, type PollState, type PollTarget, type SeenFile, type SftpPollStore } from '../../domain/sftp-polling.ts';
 import { guardStore } from './guard.ts';
-import { long, longOrNull, num, numOrNull, str, strOrNull } from './cells.ts';
-
-interface Row {
-  get(name: string): unknown;
-}
+import { long, longOrNull, num, numOrNull, str, strOrNull, type Row } from './cells.ts';
 
 
 const FETCHED_COLUMNS = 'org_id, connection_id, path, size, mtime, file_key, sha256, trace_guid, artifact_id, filename, directory, host, fetched_at, flow_id, flow_version, node_id, partner_key, state';

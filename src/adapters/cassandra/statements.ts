@@ -1,14 +1,11 @@
 /**
- * What the processing stores (artifact-store.ts, control-numbers.ts, result-store.ts,
- * sandbox-receipts.ts, transaction-store.ts) share: the row type they map, and many prepared
+ * What the processing stores (control-numbers.ts, sandbox-receipts.ts) share: many prepared
  * statements at once with a bound (`executeConcurrent`).
  */
 import cassandra, { type Client } from 'cassandra-driver';
 import type { Params } from './cells.ts';
 
 export const CONCURRENCY = 64;
-
-export type Row = cassandra.types.Row;
 
 export async function runConcurrent(client: Client, query: string, params: Params[]): Promise<void> {
   if (params.length === 0) return;

@@ -25,8 +25,7 @@ import type {
 } from '../../domain/records.ts';
 import { guardStore } from './guard.ts';
 import { coalescedReads, readIn, writeGrouped, type GroupedStatement } from './grouped.ts';
-import { long, longOrNull, num, numOrNull, str, strOrNull, Ttl, type Params, type StoreRetention } from './cells.ts';
-import type { Row } from './statements.ts';
+import { long, longOrNull, num, numOrNull, str, strOrNull, Ttl, type Params, type StoreRetention, type Row } from './cells.ts';
 
 const TX_COLUMNS =
   'org_id, id, trace_guid, direction, usage_indicator, partner_key, transaction_set_identifier, release, reference, sender_qualifier, sender_extid, receiver_qualifier, receiver_extid, interchange_control_number, group_control_number, transaction_set_control_number, duplicate_of, flow_id, flow_version, flow_name, created_at, failed, failed_node_name, completed, delivered_at, warning_count, acknowledgment_status, acknowledged_by, acknowledges, resends, last_resent_at, roles, delivery_node_id, delivery_result_id, delivery_input_result_id, updated_at';
