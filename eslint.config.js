@@ -28,10 +28,10 @@ const nodeMessage = 'node adapters reach stores and transports only through port
 /**
  * Adapter modules roles may take values from: those that open and instrument connections (Kafka
  * client, producers and consumer runner, schema registry, Cassandra and ClickHouse clients, the
- * ClickHouse rows of the materializer, metrics, tracing). Stores and transports are built by
- * src/compose.ts alone and reach roles as ports.
+ * embedded ClickHouse engine's HTTP host, the ClickHouse rows of the materializer, metrics,
+ * tracing). Stores and transports are built by src/compose.ts alone and reach roles as ports.
  */
-const roleAdapters = ['kafka/client', 'kafka/registry', 'kafka/consumer-runner', 'cassandra/client', 'clickhouse/client', 'clickhouse/materialize', 'metrics/[^/]+', 'tracing/[^/]+'];
+const roleAdapters = ['kafka/client', 'kafka/registry', 'kafka/consumer-runner', 'cassandra/client', 'clickhouse/client', 'clickhouse/host', 'clickhouse/materialize', 'metrics/[^/]+', 'tracing/[^/]+'];
 const adapterValues = (allowed, message) => ({ regex: `^\\.{1,2}/(\\.\\./)*adapters/${allowed.length ? `(?!(${allowed.join('|')})\\.ts$)` : ''}`, allowTypeImports: true, message });
 const httpAdapterMessage = 'http takes stores and transports as ports (built by src/compose.ts): it imports adapter types, never adapter values';
 const httpBans = [...telemetry, ...layers('roles', 'admin', 'cli'), ...top];

@@ -128,6 +128,14 @@ export interface Config {
     /** @default "tdx" */ readonly database: string;
     /** Embedded engine data folder. @default "<dataDir>/chdb" */
     readonly chdbPath: string;
+    /**
+     * Where the `clickhouse` role serves the embedded engine over ClickHouse's HTTP interface
+     * (CLICKHOUSE_USER and CLICKHOUSE_PASSWORD are the credentials it asks for).
+     * @default 127.0.0.1
+     */
+    readonly hostAddress: string;
+    /** Port of that interface; 0 takes any free port. @default 8123 */
+    readonly hostPort: number;
   };
   readonly materializer: {
     /** Most rows inserted into one ClickHouse table per insert. @default 5000 */
@@ -467,6 +475,8 @@ export function loadConfig(env: Env = process.env): Config {
       password: r.string('CLICKHOUSE_PASSWORD', ''),
       database: r.string('CLICKHOUSE_DATABASE', 'tdx'),
       chdbPath: r.string('CLICKHOUSE_CHDB_PATH', `${dataDir}/chdb`),
+      hostAddress: r.string('TDX_CLICKHOUSE_HOST', '127.0.0.1'),
+      hostPort: r.int('TDX_CLICKHOUSE_PORT', 8123, 0, 65535),
     },
     materializer: {
       maxBatchRows: r.int('TDX_MATERIALIZER_MAX_BATCH_ROWS', 5_000, 1, 1_000_000),

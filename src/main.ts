@@ -4,7 +4,8 @@
  * consuming, finish in-flight work, commit, close).
  *
  * Roles: `api`, `node:<service>` (one consumer group per node service), `materializer`,
- * `scheduler`, and `all` (every role in one process).
+ * `scheduler`, `all` (every role in one process, ClickHouse embedded), and `clickhouse` (the
+ * embedded ClickHouse engine served over HTTP to the processes that set CLICKHOUSE_URL).
  */
 import { requireSecretKeys, type Config } from './config.ts';
 import type { Logger } from './logger.ts';
@@ -26,12 +27,12 @@ export function parseRoles(spec: string): RoleName[] {
       for (const s of NODE_SERVICES) out.add(`node:${s}`);
       out.add('materializer');
       out.add('scheduler');
-    } else if (n === 'api' || n === 'materializer' || n === 'scheduler') {
+    } else if (n === 'api' || n === 'materializer' || n === 'scheduler' || n === 'clickhouse') {
       out.add(n);
     } else if (n.startsWith('node:') && (NODE_SERVICES as readonly string[]).includes(n.slice(5))) {
       out.add(n as RoleName);
     } else {
-      throw new TdxError('config_invalid', `Unknown role "${n}". Roles: all, api, materializer, scheduler, node:<${NODE_SERVICES.join('|')}>.`);
+      throw new TdxError('config_invalid', `Unknown role "${n}". Roles: all, api, materializer, scheduler, clickhouse, node:<${NODE_SERVICES.join('|')}>.`);
     }
   }
   if (out.size === 0) throw new TdxError('config_invalid', 'No role given.');
@@ -94,11 +95,13 @@ export async function runRoles(roles: readonly Role[], config: Config, logger: L
 /** Opens the resources, builds and starts the roles; resolves to a function that stops them and closes the resources. */
 export async function startService(config: Config, logger: Logger, roleNames: readonly RoleName[], out: TextOut, parts: ServiceParts = defaultParts): Promise<() => Promise<void>> {
   // a missing or wrong operator key stops the start here, naming the setting, rather than
-  // failing a delivery later (docs/secrets.md)
-  requireSecretKeys(config);
+  // failing a delivery later (docs/secrets.md); a process that only hosts ClickHouse holds no
+  // partner secret and opens no Cassandra
+  const holdsSecrets = roleNames.some((n) => n !== 'clickhouse');
+  if (holdsSecrets) requireSecretKeys(config);
   const resources = new Resources(config, logger, roleNames);
   try {
-    await resources.verifySecretKeys();
+    if (holdsSecrets) await resources.verifySecretKeys();
   } catch (err) {
     await resources.close();
     throw err;

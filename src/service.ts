@@ -10,6 +10,7 @@ import type { Resources } from './roles/resources.ts';
 import { apiRole, type RouterFactory } from './roles/api.ts';
 import { nodeRole, type NodeFactory } from './roles/node-role.ts';
 import { materializerRole } from './roles/materializer.ts';
+import { clickhouseHostRole } from './roles/clickhouse-host.ts';
 import { schedulerRole, type SchedulerJobFactory } from './roles/scheduler.ts';
 import { createPlatformRouter } from './http/platform/router.ts';
 import { as2Router } from './http/as2/routes.ts';
@@ -134,6 +135,7 @@ export function buildRoles(resources: Resources, roleNames: readonly RoleName[],
     if (name === 'api') roles.push(apiRole(resources, out, parts.routers));
     else if (name === 'materializer') roles.push(materializerRole(resources));
     else if (name === 'scheduler') roles.push(schedulerRole(resources, parts.schedulerJobs ?? []));
+    else if (name === 'clickhouse') roles.push(clickhouseHostRole(resources, out));
     else {
       const service = name.slice('node:'.length) as NodeService;
       roles.push(nodeRole(service, resources, parts.nodes[service], () => fillInline(resources, parts.nodes)));

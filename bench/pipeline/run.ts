@@ -15,9 +15,11 @@
  *
  * Modes (BENCH_MODES, default `inprocess,processes`; BENCH_COUNT=1 adds `count`, run last):
  *   inprocess  every role in this process (`all`), timed
- *   processes  each role in its own process: `tdx start --role api,materializer` (the embedded
- *              ClickHouse, chDB, lives in the one process that owns its data folder, so the API
- *              and the materializer share a process), `node:<service>` each, `scheduler`; timed.
+ *   processes  each role in its own process: `tdx start --role clickhouse` (the embedded
+ *              ClickHouse, chDB, served over HTTP), `api` and `materializer` (CLICKHOUSE_URL at
+ *              it), `node:<service>` each, `scheduler`; timed. BENCH_CLICKHOUSE=embedded runs the
+ *              engine inside one `api,materializer` process instead (the layout before the
+ *              clickhouse role).
  *              The summary line comes from this mode.
  *   count      the in-process layout again with the clients' prototypes wrapped to count the
  *              work per set (bench/pipeline/counters.ts); a counting pass, never a timing. The
@@ -126,6 +128,13 @@ const PER_KEY_PER_MINUTE = 200;
 const POLL_KEYS = 12;
 // The feed's visibility lag (about 2 s in the contract) is set to 0 so the end point is the
 // pipeline's; the API rate limit stays the contract's (240 a minute per key).
+/**
+ * Where ClickHouse runs in processes mode: `host` (default) in a `clickhouse` role process of its
+ * own, the API and the materializer each in their own process reaching it over HTTP
+ * (CLICKHOUSE_URL); `embedded` inside one `api,materializer` process, as before the role existed.
+ */
+const CLICKHOUSE_LAYOUT = process.env['BENCH_CLICKHOUSE'] ?? 'host';
+if (CLICKHOUSE_LAYOUT !== 'host' && CLICKHOUSE_LAYOUT !== 'embedded') throw new Error(`BENCH_CLICKHOUSE: host or embedded, got ${CLICKHOUSE_LAYOUT}`);
 const ENV = { TDX_FEED_VISIBILITY_LAG_MS: '0', TDX_LOG_VISIBILITY_LAG_MS: '500', TDX_MAX_SUBMISSION_BYTES: String(Math.max(100, BIG_MB * 2) * 1024 * 1024) };
 
 const out = (line: string): void => console.log(line);
@@ -273,8 +282,8 @@ process.on('exit', () => {
 });
 
 /** Spawns `tdx <args>` with the isolated configuration; resolves with the child once `ready` says so from its stdout. */
-function spawnTdx(iso: Isolated, args: string[], what: string, ready: (stdout: string) => boolean, timeoutMs = 180_000): Promise<ChildProcess> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...iso.env, ...ENV, TDX_LOG_FORMAT: 'json', TDX_LOG_LEVEL: 'info' };
+function spawnTdx(iso: Isolated, args: string[], what: string, ready: (stdout: string) => boolean, timeoutMs = 180_000, extraEnv: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...iso.env, ...ENV, ...extraEnv, TDX_LOG_FORMAT: 'json', TDX_LOG_LEVEL: 'info' };
   delete env['NODE_OPTIONS'];
   const profDir = process.env['BENCH_CPU_PROF_DIR'];
   const profile = profDir && args[0] === 'start' && (process.env['BENCH_CPU_PROF_ROLES'] ?? 'node:x12_split').split(';').includes(args[2] ?? '') ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
@@ -316,16 +325,19 @@ function runTdx(iso: Isolated, args: string[]): Promise<void> {
   return new Promise<void>((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`tdx ${args.join(' ')} exited with ${code}: ${text}`)))));
 }
 
-/** Runs a role process until its roles have started; the API's URL when it has the API. */
-async function startRoleProcess(iso: Isolated, roles: string): Promise<{ child: ChildProcess; url?: string }> {
+/** Runs a role process until its roles have started; the API's URL when it has the API, the ClickHouse host's when it is one. */
+async function startRoleProcess(iso: Isolated, roles: string, env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url?: string; clickhouseUrl?: string }> {
   const n = roles.split(',').length;
   let url: string | undefined;
+  let clickhouseUrl: string | undefined;
   const child = await spawnTdx(iso, ['start', '--role', roles], roles, (text) => {
     const port = /listening on http:\/\/[^:]+:(\d+)/.exec(text)?.[1];
     if (port) url = `http://127.0.0.1:${port}`;
+    const chPort = /ClickHouse \(embedded[^)]*\) on http:\/\/[^:]+:(\d+)\//.exec(text)?.[1];
+    if (chPort) clickhouseUrl = `http://127.0.0.1:${chPort}`;
     return (text.match(/"role:started"/g) ?? []).length >= n;
-  });
-  return { child, ...(url ? { url } : {}) };
+  }, 180_000, env);
+  return { child, ...(url ? { url } : {}), ...(clickhouseUrl ? { clickhouseUrl } : {}) };
 }
 
 async function startStack(mode: string): Promise<Stack> {
@@ -369,8 +381,16 @@ async function startStack(mode: string): Promise<Stack> {
   let url = '';
   let stopService: (() => Promise<void>) | undefined;
   if (mode === 'processes') {
-    const roles = ['api,materializer', ...NODE_SERVICES.map((n) => `node:${n}`), 'scheduler'];
-    const started = await Promise.all(roles.map((r) => startRoleProcess(iso, r)));
+    let env: NodeJS.ProcessEnv = {};
+    if (CLICKHOUSE_LAYOUT === 'host') {
+      const host = await startRoleProcess(iso, 'clickhouse', { TDX_CLICKHOUSE_PORT: '0' });
+      children.push(host.child);
+      procs.push({ name: 'clickhouse', pid: host.child.pid!, kind: 'service' });
+      if (!host.clickhouseUrl) throw new Error('the clickhouse role did not say where it listens');
+      env = { CLICKHOUSE_URL: host.clickhouseUrl };
+    }
+    const roles = [...(CLICKHOUSE_LAYOUT === 'host' ? ['api', 'materializer'] : ['api,materializer']), ...NODE_SERVICES.map((n) => `node:${n}`), 'scheduler'];
+    const started = await Promise.all(roles.map((r) => startRoleProcess(iso, r, env)));
     started.forEach((s, i) => {
       children.push(s.child);
       procs.push({ name: roles[i] === 'api,materializer' ? 'api+materializer' : roles[i]!, pid: s.child.pid!, kind: 'service' });

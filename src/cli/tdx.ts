@@ -15,7 +15,7 @@ export type CliCommand = (args: string[], io: CliIo) => Promise<number>;
 
 const commands: Record<string, { summary: string; load: () => Promise<CliCommand> }> = {
   start: {
-    summary: 'start the service: tdx start [--role api|node:<service>|materializer|scheduler|all]',
+    summary: 'start the service: tdx start [--role api|node:<service>|materializer|scheduler|clickhouse|all]',
     load: async () => (await import('./commands/start.ts')).startCommand,
   },
   migrate: {

@@ -11,7 +11,7 @@ export interface Role {
   stop(): Promise<void>;
 }
 
-export type RoleName = 'api' | 'materializer' | 'scheduler' | `node:${NodeService}`;
+export type RoleName = 'api' | 'materializer' | 'scheduler' | 'clickhouse' | `node:${NodeService}`;
 
 /** Where a role prints lines meant for a person (the terminal that started it). */
 export interface TextOut {

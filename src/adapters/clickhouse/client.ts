@@ -18,7 +18,7 @@ import type { Config } from '../../config.ts';
  * process, which every service process that never opens ClickHouse (the node services, the
  * scheduler) would otherwise carry.
  */
-function chdbConnection(): typeof CreateChdbConnection {
+export function chdbConnection(): typeof CreateChdbConnection {
   try {
     return (createRequire(import.meta.url)('chdb/connection') as { createChdbConnection: typeof CreateChdbConnection }).createChdbConnection;
   } catch (err) {
