@@ -15,11 +15,11 @@
  *
  * Modes (BENCH_MODES, default `inprocess,processes`; BENCH_COUNT=1 adds `count`, run last):
  *   inprocess  every role in this process (`all`), timed
- *   processes  each role in its own process: `tdx start --role clickhouse` (the embedded
- *              ClickHouse, chDB, served over HTTP), `api` and `materializer` (CLICKHOUSE_URL at
- *              it), `node:<service>` each, `scheduler`; timed. BENCH_CLICKHOUSE=embedded runs the
- *              engine inside one `api,materializer` process instead (the layout before the
- *              clickhouse role).
+ *   processes  each role in its own process: `tdx start --role api,materializer` (the embedded
+ *              ClickHouse, chDB, lives in the one process that owns its data folder, so the API
+ *              and the materializer share a process), `node:<service>` each, `scheduler`; timed.
+ *              BENCH_CLICKHOUSE=host runs the engine in a `clickhouse` role process instead, and
+ *              the API and the materializer apart, reaching it over HTTP (CLICKHOUSE_URL).
  *              The summary line comes from this mode.
  *   count      the in-process layout again with the clients' prototypes wrapped to count the
  *              work per set (bench/pipeline/counters.ts); a counting pass, never a timing. The
@@ -129,11 +129,12 @@ const POLL_KEYS = 12;
 // The feed's visibility lag (about 2 s in the contract) is set to 0 so the end point is the
 // pipeline's; the API rate limit stays the contract's (240 a minute per key).
 /**
- * Where ClickHouse runs in processes mode: `host` (default) in a `clickhouse` role process of its
- * own, the API and the materializer each in their own process reaching it over HTTP
- * (CLICKHOUSE_URL); `embedded` inside one `api,materializer` process, as before the role existed.
+ * Where ClickHouse runs in processes mode: `embedded` (default) inside one `api,materializer`
+ * process; `host` in a `clickhouse` role process of its own, the API and the materializer each in
+ * their own process reaching it over HTTP (CLICKHOUSE_URL). docs/performance.md, ninth pass,
+ * compares the two.
  */
-const CLICKHOUSE_LAYOUT = process.env['BENCH_CLICKHOUSE'] ?? 'host';
+const CLICKHOUSE_LAYOUT = process.env['BENCH_CLICKHOUSE'] ?? 'embedded';
 if (CLICKHOUSE_LAYOUT !== 'host' && CLICKHOUSE_LAYOUT !== 'embedded') throw new Error(`BENCH_CLICKHOUSE: host or embedded, got ${CLICKHOUSE_LAYOUT}`);
 const ENV = { TDX_FEED_VISIBILITY_LAG_MS: '0', TDX_LOG_VISIBILITY_LAG_MS: '500', TDX_MAX_SUBMISSION_BYTES: String(Math.max(100, BIG_MB * 2) * 1024 * 1024) };
 
