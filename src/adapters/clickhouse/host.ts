@@ -17,7 +17,8 @@
  * answers are gzip when the client asks (`enable_http_compression=1` and `Accept-Encoding: gzip`).
  * Errors answer as a server does: the status, `X-ClickHouse-Exception-Code`, and the text
  * `Code: <n>. DB::Exception: <message>. (<NAME>)`. `database` is not applied: name tables as
- * `<database>.<table>` (the service always does).
+ * `<database>.<table>` (the service always does). Multipart bodies (parameters in the body) are
+ * refused.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { timingSafeEqual, randomUUID } from 'node:crypto';
@@ -163,6 +164,9 @@ export async function serveEmbeddedClickHouse(config: Config, onError: (err: unk
     const who = credentialsOf(req, url);
     if (who.user !== ch.username || !sameSecret(who.key, ch.password)) {
       return sendFailure(req, res, fail(403, 516, 'AUTHENTICATION_FAILED', `${who.user}: Authentication failed: password is incorrect, or there is no user with such name`), gz);
+    }
+    if (/^multipart\//i.test(String(req.headers['content-type'] ?? ''))) {
+      return sendFailure(req, res, fail(400, 36, 'BAD_ARGUMENTS', 'A multipart body (query parameters sent in the body) is not served here: send the query as the body and each parameter as param_<name> in the URL'), gz);
     }
     const body = await readBody(req);
     if (typeof body !== 'string') return sendFailure(req, res, body, gz);

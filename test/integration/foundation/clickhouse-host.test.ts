@@ -107,6 +107,12 @@ describe('tdx start --role clickhouse', () => {
     expect(await write.text()).toMatch(/\(READONLY\)/);
     const other = await fetch(`${url}/replicas_status`, { headers: { authorization: basic('default', password) } });
     expect(other.status).toBe(404);
+    const form = new FormData();
+    form.set('query', 'SELECT {n:UInt8}');
+    form.set('param_n', '1');
+    const multipart = await fetch(`${url}/`, { method: 'POST', headers: { authorization: basic('default', password) }, body: form });
+    expect(multipart.status).toBe(400);
+    expect(await multipart.text()).toMatch(/^Code: 36\. .*param_<name> in the URL.*\(BAD_ARGUMENTS\)/);
   });
 
   it('takes gzip bodies and answers in gzip when asked', async () => {
