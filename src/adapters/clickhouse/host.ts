@@ -121,22 +121,18 @@ export async function serveEmbeddedClickHouse(config: Config, onError: (err: unk
   const open = chdbConnection();
   // chDB applies a query's settings to the connection it runs on (SET before the query), and they
   // stay there: each set of settings gets a connection of its own on the one engine, so a request
-  // never runs with settings another gave. A client sends the same few sets again and again.
-  const connections = new Map<string, ReturnType<typeof open>>();
-  const connectionFor = (settings: Record<string, string | number>): { connection: ReturnType<typeof open>; done: () => Promise<void> } => {
-    const key = JSON.stringify(Object.entries(settings).sort(([a], [b]) => (a < b ? -1 : 1)));
+  // never runs with settings another gave. A client sends the same few sets again and again; past
+  // MAX_SETTING_SETS of them, a request's connection is opened for it and closed after it.
+  type Connection = ReturnType<typeof open>;
+  const connections = new Map<string, Connection>();
+  const keptFor = (key: string): Connection | undefined => {
     let connection = connections.get(key);
-    if (connection) return { connection, done: async () => {} };
-    connection = open({ path: ch.chdbPath });
-    if (connections.size < MAX_SETTING_SETS) {
-      connections.set(key, connection);
-      return { connection, done: async () => {} };
-    }
-    const once = connection;
-    return { connection: once, done: () => once.close() };
+    if (!connection && connections.size < MAX_SETTING_SETS) connections.set(key, (connection = open({ path: ch.chdbPath })));
+    return connection;
   };
-  // the engine opens with the first connection: a folder another process holds fails the start here
-  connectionFor({});
+  // the engine opens with the connection of requests without settings: a folder another process
+  // holds fails the start here
+  keptFor('[]');
 
   /** Sends `body`, gzip when the request asked for compression and accepts gzip. */
   const answer = async (req: IncomingMessage, res: ServerResponse, gz: boolean, status: number, body: Buffer | string, headers: Record<string, string>): Promise<void> => {
@@ -181,15 +177,16 @@ export async function serveEmbeddedClickHouse(config: Config, onError: (err: unk
     }
     // GET is read-only, as on a server
     if (req.method === 'GET') settings['readonly'] = 1;
-    settings['default_format'] = url.searchParams.get('default_format') ?? 'TabSeparated';
     const queryId = url.searchParams.get('query_id') ?? randomUUID();
-    const { connection, done } = connectionFor(settings);
+    // the connection is chosen by the settings chDB sets on it; the output format is the query's own
+    const key = JSON.stringify(Object.entries(settings).sort(([a], [b]) => (a < b ? -1 : 1)));
+    const connection = keptFor(key) ?? open({ path: ch.chdbPath });
     try {
       const result = await connection.exec({
         query,
         ...(inUrl !== null && body.length > 0 ? { values: body } : {}),
         query_params: params,
-        clickhouse_settings: settings,
+        clickhouse_settings: { ...settings, default_format: url.searchParams.get('default_format') ?? 'TabSeparated' },
         query_id: queryId,
       } as Parameters<typeof connection.exec>[0]);
       const chunks: Buffer[] = [];
@@ -200,7 +197,7 @@ export async function serveEmbeddedClickHouse(config: Config, onError: (err: unk
       if (f.status >= 500) onError(err);
       await sendFailure(req, res, f, gz);
     } finally {
-      await done();
+      if (connections.get(key) !== connection) await connection.close();
     }
   };
 
