@@ -11,7 +11,7 @@ import { requireSecretKeys, type Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import { TdxError } from './errors.ts';
 import { NODE_SERVICES } from './domain/node-services.ts';
-import type { Role, RoleName, TextOut } from './roles/role.ts';
+import { roleHoldsSecrets, type Role, type RoleName, type TextOut } from './roles/role.ts';
 import { Resources } from './compose.ts';
 import { buildRoles, defaultParts, type ServiceParts } from './service.ts';
 
@@ -97,7 +97,7 @@ export async function startService(config: Config, logger: Logger, roleNames: re
   // a missing or wrong operator key stops the start here, naming the setting, rather than
   // failing a delivery later (docs/secrets.md); a process that only hosts ClickHouse holds no
   // partner secret and opens no Cassandra
-  const holdsSecrets = roleNames.some((n) => n !== 'clickhouse');
+  const holdsSecrets = roleNames.some(roleHoldsSecrets);
   if (holdsSecrets) requireSecretKeys(config);
   const resources = new Resources(config, logger, roleNames);
   try {

@@ -13,6 +13,15 @@ export interface Role {
 
 export type RoleName = 'api' | 'materializer' | 'scheduler' | 'clickhouse' | `node:${NodeService}`;
 
+/**
+ * Whether a role reaches partner secrets (and the stores holding them), so its process needs the
+ * operator keys that open them: every role but the ClickHouse host, which serves the embedded
+ * engine alone and opens no Cassandra.
+ */
+export function roleHoldsSecrets(name: RoleName): boolean {
+  return name !== 'clickhouse';
+}
+
 /** Where a role prints lines meant for a person (the terminal that started it). */
 export interface TextOut {
   write(text: string): unknown;

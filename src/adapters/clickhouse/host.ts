@@ -21,11 +21,12 @@
  * refused.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { timingSafeEqual, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createGunzip, gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import type { Readable } from 'node:stream';
 import type { Config } from '../../config.ts';
+import { sameSecret } from '../../domain/constant-time.ts';
 import { chdbConnection } from './client.ts';
 
 const gzipAsync = promisify(gzip);
@@ -77,12 +78,6 @@ function credentialsOf(req: IncomingMessage, url: URL): { user: string; key: str
     user: header('x-clickhouse-user') ?? url.searchParams.get('user') ?? 'default',
     key: header('x-clickhouse-key') ?? url.searchParams.get('password') ?? '',
   };
-}
-
-function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 async function readBody(req: IncomingMessage): Promise<string | Failure> {

@@ -13,9 +13,9 @@
  * advance, so the first event is an increase. Gauges that need a look at a store (is Cassandra up, how many
  * outbound documents await their 997) are computed when Prometheus scrapes, never on a timer.
  */
-import { timingSafeEqual } from 'node:crypto';
 import client from 'prom-client';
 import type { BusinessMeter, ConsumerMeter, DeliveryMeter, HttpMeter, Meters, StoreMeter, StoreRequests, WebhookMeterOutcome } from '../../domain/metrics.ts';
+import { sameSecret } from '../../domain/constant-time.ts';
 
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const BATCH_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -315,7 +315,5 @@ export function metricsAuthorized(token: string | undefined, authorization: stri
   if (token === undefined) return true;
   const m = /^Bearer\s+(.+)$/i.exec(authorization ?? '');
   if (!m) return false;
-  const given = Buffer.from(m[1]!.trim());
-  const wanted = Buffer.from(token);
-  return given.length === wanted.length && timingSafeEqual(given, wanted);
+  return sameSecret(m[1]!.trim(), token);
 }

@@ -7,8 +7,9 @@
  * Lists page by key (ids are time-ordered UUIDv7): a page holds the rows with a key greater
  * than the cursor's, so rows inserted meanwhile never shift a page (no duplicate, no skip).
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { errors } from '../../errors.ts';
+import { sameSecret } from '../../domain/constant-time.ts';
 
 /** The message every cursor that is not the service's own gets (400 `invalid_parameter`). */
 export const INVALID_CURSOR_MESSAGE = 'Query parameter "cursor" is not valid for this request: pass nextCursor unchanged, with the same filters, to the endpoint that returned it.';
@@ -49,7 +50,7 @@ export class CursorCodec {
     const payload = cursor.slice(0, dot);
     const given = Buffer.from(cursor.slice(dot + 1), 'base64url');
     const want = this.mac(payload);
-    if (given.length !== want.length || !timingSafeEqual(given, want)) throw bad();
+    if (!sameSecret(given, want)) throw bad();
     let parsed: { v?: unknown; e?: unknown; o?: unknown; f?: unknown; k?: unknown };
     try {
       parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as typeof parsed;
