@@ -9,6 +9,8 @@
  *   "custom"): the first 122 bits of SHA-256(kind NUL part1 NUL part2 ...), so they pass the
  *   same well-formedness check as random ids and never collide across kinds. They are stored:
  *   test/unit/domain/deterministic-ids.test.ts pins golden values so a change of the derivation fails.
+ * - `traceScopedId` (result ids): the same, with the trace's bucket as the first eight hex
+ *   digits, so the ids of one trace can be stored together and found by id alone.
  */
 import { hash } from 'node:crypto';
 
@@ -25,9 +27,40 @@ export function deterministicId(kind: string, ...parts: ReadonlyArray<string | n
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-/** Id of the result a node step writes: (trace, node, transaction, attempt). */
+let lastTrace = '';
+let lastBucket = '';
+
+/**
+ * The trace's bucket: eight hex digits (the first 32 bits of SHA-256 of `trace NUL guid`) that
+ * every trace-scoped id of the trace begins with, so a store can keep a trace's ids together and
+ * still find any one from the id alone. Different traces share a bucket rarely (2^32 of them).
+ */
+export function traceBucket(traceGuid: string): string {
+  // the ids of one pass are made for one trace: the last one is remembered
+  if (traceGuid !== lastTrace) {
+    lastBucket = hash('sha256', `trace\u0000${traceGuid}`, 'hex').slice(0, 8);
+    lastTrace = traceGuid;
+  }
+  return lastBucket;
+}
+
+/** The bucket a trace-scoped id names (its first eight hex digits). */
+export function bucketOfId(id: string): string {
+  return id.slice(0, 8);
+}
+
+/**
+ * A deterministic id (as `deterministicId(kind, traceGuid, ...parts)`) whose first eight hex
+ * digits are its trace's bucket instead: still UUID-shaped (version 8), still derived from
+ * what the step ran on alone.
+ */
+export function traceScopedId(kind: string, traceGuid: string, ...parts: ReadonlyArray<string | number>): string {
+  return traceBucket(traceGuid) + deterministicId(kind, traceGuid, ...parts).slice(8);
+}
+
+/** Id of the result a node step writes: (trace, node, transaction, attempt), in its trace's bucket. */
 export function resultId(traceGuid: string, nodeId: string, transactionId: string | null, attempt: number): string {
-  return deterministicId('result', traceGuid, nodeId, transactionId ?? '', attempt);
+  return traceScopedId('result', traceGuid, nodeId, transactionId ?? '', attempt);
 }
 
 /** Id of the feed entry reporting a result; a republished result collapses onto it. */

@@ -2,12 +2,14 @@
  * Cassandra implementation of the ResultStore and TransactionResultsReader ports
  * (src/domain/processing-ports.ts): results in their trace's partition (`proc_trace_results`,
  * with the trace's failures in its static `trace_errors` column) and where to find each by id
- * (`proc_results`), tables of migrations/0008_processing.cql and 0120_records_api.cql.
+ * (`proc_result_ids`, by the bucket its id begins with; `proc_results` before that table), tables
+ * of migrations/0008_processing.cql, 0120_records_api.cql and 0170_result_ids_by_trace.cql.
  * Statements are prepared.
  */
 import type { Client } from 'cassandra-driver';
 import type { ResultStore, TraceError, TransactionResultsReader } from '../../domain/processing-ports.ts';
 import type { ResultRecord } from '../../domain/records.ts';
+import { bucketOfId } from '../../domain/ids.ts';
 import { guardStore } from './guard.ts';
 import { writeGrouped } from './grouped.ts';
 import { long, num, str, strOrNull, Ttl, type Params, type StoreRetention, type Row } from './cells.ts';
@@ -81,27 +83,29 @@ export class CassandraResultStore implements ResultStore, TransactionResultsRead
 
   /**
    * A result is stored once, in its trace's partition (`proc_trace_results`, where the trace,
-   * the transaction detail and the records API read it); `proc_results` holds only where to find
-   * it by id (trace and transaction), so its bytes are not written twice. Rows written before
-   * this shape hold every field and still read as they are.
+   * the transaction detail and the records API read it); `proc_result_ids` holds only where to
+   * find it by id (trace and transaction), so its bytes are not written twice, partitioned by the
+   * bucket the id begins with: an id made by `resultId` begins with its trace's, so the results
+   * of one trace a pass writes are one partition there too (any other id lands in a bucket of
+   * its own, and reads the same way). Rows written before these shapes still read as they are.
    */
   put(results: readonly ResultRecord[]): Promise<void> {
     return guardStore('result write', async () => {
-      const main: Params[] = [];
+      const ids: Params[] = [];
       const byTrace: Params[] = [];
       for (const r of results) {
         const p = resultParams(r);
         const ttl = this.ttl.params(r.createdAt);
-        main.push([r.organizationId, r.id, r.traceGuid, r.transactionId ?? '', ...ttl]);
+        ids.push([r.organizationId, bucketOfId(r.id), r.id, r.traceGuid, r.transactionId ?? '', ...ttl]);
         byTrace.push([r.organizationId, r.traceGuid, r.transactionId ?? '', r.id, ...p.slice(2), ...ttl]);
       }
-      const mainQuery = `INSERT INTO proc_results (org_id, id, trace_guid, transaction_id) VALUES (?, ?, ?, ?)${this.ttl.clause}`;
+      const idQuery = `INSERT INTO proc_result_ids (org_id, bucket, id, trace_guid, transaction_id) VALUES (?, ?, ?, ?, ?)${this.ttl.clause}`;
       const traceQuery = `INSERT INTO proc_trace_results (org_id, trace_guid, transaction_id, result_id, flow_id, node_id, node_name, service, status, direction, partner_key, resend, detail, payload_artifact_id, payload_format, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)${this.ttl.clause}`;
       await Promise.all([
-        // a partition per result: in batches of a few partitions (grouped.ts)
+        // a partition per bucket: one per trace for the ids resultId makes (grouped.ts)
         writeGrouped(
           this.client,
-          main.map((params) => ({ query: mainQuery, params, partition: `${params[0] as string}|${params[1] as string}` })),
+          ids.map((params) => ({ query: idQuery, params, partition: `${params[0] as string}|${params[1] as string}` })),
         ),
         // the results of one trace share a partition: a few batches instead of a write each
         writeGrouped(
@@ -114,8 +118,11 @@ export class CassandraResultStore implements ResultStore, TransactionResultsRead
 
   get(organizationId: string, id: string): Promise<ResultRecord | null> {
     return guardStore('result read', async () => {
-      const rs = await this.client.execute(`SELECT ${RESULT_FIELDS} FROM proc_results WHERE org_id = ? AND id = ?`, [organizationId, id], { prepare: true });
-      const row = rs.first();
+      // where every result is written now; an id not there may have been written before that table
+      const found = await this.client.execute('SELECT trace_guid, transaction_id FROM proc_result_ids WHERE org_id = ? AND bucket = ? AND id = ?', [organizationId, bucketOfId(id), id], {
+        prepare: true,
+      });
+      const row = found.first() ?? (await this.client.execute(`SELECT ${RESULT_FIELDS} FROM proc_results WHERE org_id = ? AND id = ?`, [organizationId, id], { prepare: true })).first();
       if (!row) return null;
       const traceGuid = str(row.get('trace_guid'));
       const at = await this.client.execute(
@@ -125,8 +132,8 @@ export class CassandraResultStore implements ResultStore, TransactionResultsRead
       );
       const stored = at.first();
       if (stored) return resultOf(organizationId, id, { get: (n: string): unknown => (n === 'trace_guid' ? traceGuid : stored.get(n)) });
-      // a row of the earlier shape whose trace row is gone still holds every field
-      return row.get('status') === null ? null : resultOf(organizationId, id, row);
+      // a row of the earliest shape whose trace row is gone still holds every field
+      return row.get('status') === null || row.get('status') === undefined ? null : resultOf(organizationId, id, row);
     });
   }
 

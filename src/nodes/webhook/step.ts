@@ -23,7 +23,7 @@
  *   and the transaction marked failed. A failed delivery notifies the partner's error webhook; a
  *   failed notification never sends another one.
  */
-import { deterministicId } from '../../domain/ids.ts';
+import { traceScopedId } from '../../domain/ids.ts';
 import { EDI_CONTENT_TYPE, JSON_CONTENT_TYPE, type ArtifactPointer, type Micros } from '../../domain/records.ts';
 import type { RetryPolicy } from '../../domain/retry-policy.ts';
 import { WEBHOOK_MAX_ATTEMPTS, webhookMessageId, type WebhookAttempt } from '../../domain/webhook-delivery.ts';
@@ -172,7 +172,7 @@ function failed(ctx: StepContext, message: string, detail: Record<string, unknow
     const nctx = notificationContext(ctx);
     return failure(nctx, {
       // one result per notified result: a trace may hold several notifications of one role
-      resultId: deterministicId('result', m.traceGuid, nctx.node!.id, m.transactionId ?? '', m.attempt, aboutResultId(m)),
+      resultId: traceScopedId('result', m.traceGuid, nctx.node!.id, m.transactionId ?? '', m.attempt, aboutResultId(m)),
       transactionId: m.transactionId,
       message,
       direction: 'outbound',

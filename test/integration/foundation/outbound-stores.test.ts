@@ -20,6 +20,7 @@ import { CassandraStepLedger } from '../../../src/adapters/cassandra/step-ledger
 import { CassandraTransactionStore } from '../../../src/adapters/cassandra/transaction-store.ts';
 import { CassandraAcknowledgmentDeadlines, CassandraSchedulerLeases } from '../../../src/adapters/cassandra/outbound-store.ts';
 import type { ResultRecord, StoredTransaction } from '../../../src/domain/records.ts';
+import { bucketOfId, resultId, traceBucket } from '../../../src/domain/ids.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { captureIo, eventually, isolatedConfig, migrateWorkerKeyspace } from '../helpers/isolated-config.ts';
 import { uniqueId } from '../helpers/env.ts';
@@ -253,14 +254,18 @@ describe('grouped writes and reads of the processing stores', () => {
     expect((await store.get(ORG, 'grouped-trace-r599'))?.status).toBe('success');
   });
 
-  it('results: stored once with their fields, in the trace partition; by id a row names only where they are; a row of the earlier shape still reads', async () => {
+  it('results: stored once with their fields, in the trace partition; by id a row names only where they are; rows of the earlier shapes still read', async () => {
     const store = new CassandraResultStore(client);
     const r = { ...result('pointer-trace', 7, 'the mapping failed'), payload: { artifactId: 'a-7', format: 'json' as const } };
     await store.put([r]);
     expect(await store.get(ORG, r.id)).toEqual(r);
-    const pointer = (await client.execute('SELECT * FROM proc_results WHERE org_id = ? AND id = ?', [ORG, r.id], { prepare: true })).first();
-    expect([pointer.get('trace_guid'), pointer.get('transaction_id'), pointer.get('detail'), pointer.get('status')]).toEqual(['pointer-trace', 'pointer-trace-t7', null, null]);
-    // a result written before this shape: every field in proc_results, its trace row gone
+    const pointer = (await client.execute('SELECT * FROM proc_result_ids WHERE org_id = ? AND bucket = ? AND id = ?', [ORG, bucketOfId(r.id), r.id], { prepare: true })).first();
+    expect([pointer.get('trace_guid'), pointer.get('transaction_id')]).toEqual(['pointer-trace', 'pointer-trace-t7']);
+    // a pointer of the shape before the buckets: in proc_results, its fields in the trace row
+    await client.execute('DELETE FROM proc_result_ids WHERE org_id = ? AND bucket = ? AND id = ?', [ORG, bucketOfId(r.id), r.id], { prepare: true });
+    await client.execute('INSERT INTO proc_results (org_id, id, trace_guid, transaction_id) VALUES (?, ?, ?, ?)', [ORG, r.id, r.traceGuid, r.transactionId], { prepare: true });
+    expect(await store.get(ORG, r.id)).toEqual(r);
+    // a result written before that shape: every field in proc_results, its trace row gone
     const old = result('pointer-old-trace', 3, 'older');
     await client.execute(
       'INSERT INTO proc_results (org_id, id, trace_guid, transaction_id, flow_id, node_id, node_name, service, status, direction, partner_key, resend, detail, payload_artifact_id, payload_format, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -269,6 +274,21 @@ describe('grouped writes and reads of the processing stores', () => {
     );
     expect(await store.get(ORG, old.id)).toEqual(old);
     expect(await store.get(ORG, 'pointer-trace-missing')).toBeNull();
+  });
+
+  it("results: the ids resultId makes for one trace are one partition of proc_result_ids, whatever their node, transaction and attempt", async () => {
+    const store = new CassandraResultStore(client);
+    const trace = `bucket-trace-${Date.now()}`;
+    const rs = Array.from({ length: 120 }, (_, i) => ({ ...result(trace, i, i % 7 === 0 ? 'failed' : undefined), id: resultId(trace, `flow-b.n${i % 4}`, `${trace}-t${i}`, 1 + (i % 3)) }));
+    await store.put(rs);
+    const partition = await client.execute('SELECT id FROM proc_result_ids WHERE org_id = ? AND bucket = ?', [ORG, traceBucket(trace)], { prepare: true, fetchSize: 1000 });
+    expect(partition.rows.map((row) => row.get('id') as string).sort()).toEqual(rs.map((r) => r.id).sort());
+    for (const r of [rs[0]!, rs[61]!, rs[119]!]) expect(await store.get(ORG, r.id)).toEqual(r);
+    // another trace's results: another partition
+    const other = { ...result(`${trace}-other`, 1), id: resultId(`${trace}-other`, 'flow-b.n0', null, 1) };
+    await store.put([other]);
+    expect(bucketOfId(other.id)).not.toBe(traceBucket(trace));
+    expect(await store.get(ORG, other.id)).toEqual(other);
   });
 
   it('transactions: 250 recorded, read back by id and by trace, and updated in place', async () => {

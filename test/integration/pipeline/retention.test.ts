@@ -271,7 +271,7 @@ describe.concurrent('the pipeline with a retention of seconds', () => {
       expect(r.status, path).toBe(404);
       expect((r.body['error'] as { message: string }).message).toMatch(new RegExp(`${id}.*aged out`));
     }
-    for (const table of ['proc_results', 'proc_trace_results', 'proc_artifacts', 'proc_trace_feed_entries', 'proc_trace_transactions']) {
+    for (const table of ['proc_results', 'proc_result_ids', 'proc_trace_results', 'proc_artifacts', 'proc_trace_feed_entries', 'proc_trace_transactions']) {
       const rs = await client.execute(`SELECT * FROM ${table} WHERE org_id = ? ALLOW FILTERING`, [pl.org], { prepare: true });
       expect(rs.rowLength, table).toBe(0);
     }

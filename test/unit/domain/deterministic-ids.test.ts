@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { deterministicId, feedEntryId, isWellFormedId, resultId } from '../../../src/domain/ids.ts';
+import { bucketOfId, deterministicId, feedEntryId, isWellFormedId, resultId, traceBucket, traceScopedId } from '../../../src/domain/ids.ts';
 
 describe('deterministic ids', () => {
   it('gives the same result id for the same (trace, node, transaction, attempt)', () => {
@@ -25,6 +25,19 @@ describe('deterministic ids', () => {
     const id = resultId('t', 'n', 'x', 1);
     expect(isWellFormedId(id)).toBe(true);
     expect(id[14]).toBe('8');
+  });
+
+  it("begins a result id with its trace's bucket, so every result of a trace shares it, and keeps the rest of the derivation", () => {
+    const a = resultId('trace-a', 'n', 'x', 1);
+    const b = resultId('trace-b', 'n', 'x', 1);
+    expect(bucketOfId(a)).toBe(traceBucket('trace-a'));
+    expect(bucketOfId(resultId('trace-a', 'n9', null, 3))).toBe(bucketOfId(a));
+    expect(bucketOfId(b)).toBe(traceBucket('trace-b'));
+    expect(bucketOfId(b)).not.toBe(bucketOfId(a));
+    // the bucket is SHA-256 of `trace NUL guid`, whichever trace was asked before
+    for (const t of ['trace-a', 'trace-b', 'trace-a']) expect(traceBucket(t)).toBe(createHash('sha256').update(`trace\u0000${t}`).digest('hex').slice(0, 8));
+    expect(a.slice(8)).toBe(deterministicId('result', 'trace-a', 'n', 'x', 1).slice(8));
+    expect(traceScopedId('other', 'trace-a', 'n', 'x', 1)).not.toBe(a);
   });
 
   it('keeps the stored derivation (golden values: changing it would re-key stored rows)', () => {
@@ -63,5 +76,5 @@ describe('deterministic ids', () => {
   });
 });
 
-const GOLDEN_RESULT = '68f392cc-8781-8a4f-8d4d-59b2d72fbcdd';
-const GOLDEN_FEED = 'b515a4cc-f4b0-8209-9332-3de4e59f2c20';
+const GOLDEN_RESULT = 'b95c50b2-8781-8a4f-8d4d-59b2d72fbcdd';
+const GOLDEN_FEED = '781239c5-2c13-8ec0-8a32-32f924bc9961';
