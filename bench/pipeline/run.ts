@@ -126,8 +126,6 @@ const SECRET = `whsec_${Buffer.from('bench-pipeline-webhook-secret-32b').toStrin
 const PER_KEY_PER_MINUTE = 200;
 /** Read-only keys per organization for the feed poller. */
 const POLL_KEYS = 12;
-// The feed's visibility lag (about 2 s in the contract) is set to 0 so the end point is the
-// pipeline's; the API rate limit stays the contract's (240 a minute per key).
 /**
  * Where ClickHouse runs in processes mode: `embedded` (default) inside one `api,materializer`
  * process; `host` in a `clickhouse` role process of its own, the API and the materializer each in
@@ -136,6 +134,8 @@ const POLL_KEYS = 12;
  */
 const CLICKHOUSE_LAYOUT = process.env['BENCH_CLICKHOUSE'] ?? 'embedded';
 if (CLICKHOUSE_LAYOUT !== 'host' && CLICKHOUSE_LAYOUT !== 'embedded') throw new Error(`BENCH_CLICKHOUSE: host or embedded, got ${CLICKHOUSE_LAYOUT}`);
+// The feed's visibility lag (about 2 s in the contract) is set to 0 so the end point is the
+// pipeline's; the API rate limit stays the contract's (240 a minute per key).
 const ENV = { TDX_FEED_VISIBILITY_LAG_MS: '0', TDX_LOG_VISIBILITY_LAG_MS: '500', TDX_MAX_SUBMISSION_BYTES: String(Math.max(100, BIG_MB * 2) * 1024 * 1024) };
 
 const out = (line: string): void => console.log(line);

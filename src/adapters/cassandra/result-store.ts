@@ -122,7 +122,8 @@ export class CassandraResultStore implements ResultStore, TransactionResultsRead
       const found = await this.client.execute('SELECT trace_guid, transaction_id FROM proc_result_ids WHERE org_id = ? AND bucket = ? AND id = ?', [organizationId, bucketOfId(id), id], {
         prepare: true,
       });
-      const row = found.first() ?? (await this.client.execute(`SELECT ${RESULT_FIELDS} FROM proc_results WHERE org_id = ? AND id = ?`, [organizationId, id], { prepare: true })).first();
+      const pointer = found.first() as Row | null;
+      const row = pointer ?? (await this.client.execute(`SELECT ${RESULT_FIELDS} FROM proc_results WHERE org_id = ? AND id = ?`, [organizationId, id], { prepare: true })).first();
       if (!row) return null;
       const traceGuid = str(row.get('trace_guid'));
       const at = await this.client.execute(
@@ -132,8 +133,8 @@ export class CassandraResultStore implements ResultStore, TransactionResultsRead
       );
       const stored = at.first();
       if (stored) return resultOf(organizationId, id, { get: (n: string): unknown => (n === 'trace_guid' ? traceGuid : stored.get(n)) });
-      // a row of the earliest shape whose trace row is gone still holds every field
-      return row.get('status') === null || row.get('status') === undefined ? null : resultOf(organizationId, id, row);
+      // only a row of the earliest shape (every field in proc_results) stands without its trace row
+      return pointer !== null || row.get('status') === null ? null : resultOf(organizationId, id, row);
     });
   }
 
