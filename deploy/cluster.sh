@@ -158,7 +158,9 @@ start_cassandra_node() {
   [ -n "$jamm" ] || cdie "jamm jar missing from $lib"
   local flags=()
   mapfile -t flags < <(grep -E '^-' "$TPL/cassandra-jvm17.options")
-  cl_launch "$c" "$java" "-Xms$CL_CASSANDRA_HEAP" "-Xmx$CL_CASSANDRA_HEAP" -Xss512k -XX:MaxDirectMemorySize=256m \
+  local slack=()
+  mapfile -d '' -t slack < <(with_timer_slack "$CASSANDRA_TIMER_SLACK_NS")
+  cl_launch "$c" "${slack[@]}" "$java" "-Xms$CL_CASSANDRA_HEAP" "-Xmx$CL_CASSANDRA_HEAP" -Xss512k -XX:MaxDirectMemorySize=256m \
     "${flags[@]}" -javaagent:"$jamm" \
     -Dcassandra.config="file://$d/conf/cassandra.yaml" \
     -Dlogback.configurationFile="$d/conf/logback.xml" \

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 describe('deploy/stack.sh', () => {
@@ -9,5 +10,16 @@ describe('deploy/stack.sh', () => {
     expect(ids).toHaveLength(300);
     for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9_][A-Za-z0-9_-]{21}$/);
     expect(new Set(ids).size).toBe(300);
+  }, 30_000);
+
+  it('starts a command with the timer slack asked for, in the same process, and with none for 0 (Cassandra, TDX_STACK_CASSANDRA_TIMER_SLACK_NS)', () => {
+    const run = (ns: string): string[] =>
+      execFileSync('bash', ['-c', `. deploy/stack.sh; mapfile -d '' -t p < <(with_timer_slack ${ns}); "\${p[@]}" bash -c 'echo $$; cat /proc/$$/timerslack_ns' & wait $!; echo $!`], { encoding: 'utf8' }).trim().split('\n');
+    const [pid, slack, launched] = run('700000');
+    expect(slack).toBe('700000');
+    // the pid a launcher records is the command's own (the prefix execs it)
+    expect(pid).toBe(launched);
+    expect(run('0')[1]).toBe(readFileSync('/proc/self/timerslack_ns', 'utf8').trim());
+    expect(() => execFileSync('bash', ['deploy/stack.sh', 'status'], { env: { ...process.env, TDX_STACK_CASSANDRA_TIMER_SLACK_NS: 'fast' }, stdio: 'pipe' })).toThrow(/whole number of nanoseconds/);
   }, 30_000);
 });
