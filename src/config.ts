@@ -26,6 +26,12 @@ export interface Config {
   readonly api: {
     /** @default "127.0.0.1" */ readonly host: string;
     /** @default 8080 */ readonly port: number;
+    /**
+     * Connections the kernel holds for the API until it accepts them (the listen backlog, capped
+     * by the system's net.core.somaxconn). Past it, a connecting client's handshake is dropped and
+     * its request later fails with a reset. @default 4096
+     */
+    readonly listenBacklog: number;
     /** Public base URL printed and used in OpenAPI. @default "http://<host>:<port>" */
     readonly publicUrl: string;
     /** HMAC secret that signs pagination cursors; must be equal on every API replica. */
@@ -426,6 +432,7 @@ export function loadConfig(env: Env = process.env): Config {
     api: {
       host,
       port,
+      listenBacklog: r.int('TDX_API_LISTEN_BACKLOG', 4096, 1, 65_535),
       publicUrl: r.url('TDX_PUBLIC_URL', `http://${host}:${port}`) ?? `http://${host}:${port}`,
       cursorSecret: r.string('TDX_CURSOR_SECRET', 'tdx-local-cursor-secret-change-me'),
       rateLimitPerMinute: r.int('TDX_RATE_LIMIT_PER_MINUTE', 240, 1, 1_000_000),

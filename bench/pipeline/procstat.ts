@@ -49,6 +49,22 @@ export function listenerPid(port: number): number | undefined {
   }
 }
 
+/**
+ * The kernel's count of connections a full accept queue dropped (TcpExt ListenOverflows in
+ * /proc/net/netstat, every listening socket of the machine); undefined where it cannot be read.
+ */
+export function listenOverflows(): number | undefined {
+  try {
+    const lines = readFileSync('/proc/net/netstat', 'utf8').split('\n').filter((l) => l.startsWith('TcpExt:'));
+    const names = lines[0]?.split(/\s+/) ?? [];
+    const values = lines[1]?.split(/\s+/) ?? [];
+    const i = names.indexOf('ListenOverflows');
+    return i > 0 && values[i] !== undefined ? Number(values[i]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 
 /** `service`: a process of the service; `store`: Kafka, Cassandra, the schema registry; `bench`: the load generator and the orchestrator (never charged to the pipeline). */

@@ -87,7 +87,7 @@ import { serviceNodeFlags } from '../../test/support/service-node-flags.ts';
 import { countClickHouse, installCounters, resetCounters, takeCounters, type Counts, type RecordedWrite } from './counters.ts';
 import { cassandraCeiling, clickhouseCeiling, kafkaCeiling, type Ceiling } from './ceilings.ts';
 import { cassandraCounts, countsPerSet } from './cassandra-counts.ts';
-import { cpuSeconds, listenerPid, load, watch, type Usage, type Watched } from './procstat.ts';
+import { cpuSeconds, listenerPid, listenOverflows, load, watch, type Usage, type Watched } from './procstat.ts';
 import type { ClosedArgs, ClosedValue, FeedStats, IdleArgs, IdleValue, InterchangeArgs, InterchangeValue, MixArgs, MixValue, OpenArgs, OpenValue, SeenEntry } from './loadgen.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -517,6 +517,7 @@ async function measure(s: Stack, name: string, run: () => Promise<Figures>): Pro
   if (counting) resetCounters(name === 'interchange');
   const cassandra = CASSANDRA_COUNTS ? { client: await s.reader.cassandra(), keyspace: s.iso.config.cassandra.keyspace } : undefined;
   const cassandraBefore = cassandra ? await cassandraCounts(cassandra.client, cassandra.keyspace) : undefined;
+  const overflowsBefore = listenOverflows();
   const w = watch(s.procs);
   const watchedFrom = performance.now();
   const profiling = s.mode === 'inprocess' && process.env['BENCH_PROFILE'] ? await startProfile() : undefined;
@@ -536,6 +537,9 @@ async function measure(s: Stack, name: string, run: () => Promise<Figures>): Pro
   for (const [t, n] of after) if (n - (before.get(t) ?? 0) > 0) kafka.set(t, n - (before.get(t) ?? 0));
   const m: Measured = { ...fig, name, wallSeconds, usage, kafka, ...(taken ? { counts: taken.counts, writes: taken.writes } : {}) };
   report(s, m);
+  const overflowsAfter = listenOverflows();
+  if (overflowsBefore !== undefined && overflowsAfter !== undefined && overflowsAfter > overflowsBefore)
+    out(`  connections dropped by a full accept queue (the kernel's ListenOverflows, every listening socket): ${overflowsAfter - overflowsBefore}`);
   if (cassandra && cassandraBefore) out(`  Cassandra's own counts per set (reads, writes and scans by table, tasks by thread pool): ${countsPerSet(cassandraBefore, await cassandraCounts(cassandra.client, cassandra.keyspace), m.sets)}`);
   out(`[${s.mode}] ${name}: load average after ${load()}`);
   return m;

@@ -32,7 +32,7 @@ export function apiRole(resources: Resources, out: TextOut, routers: readonly Ro
       const tracer = await resources.tracer();
       const app = createApp({ logger: resources.logger.child({ role: 'api' }), checks: resources.checks(), routers: mounted, ...(metrics ? { metrics } : {}), ...(tracer ? { tracer } : {}) });
       server = await new Promise<Server>((resolve, reject) => {
-        const s = app.listen(config.api.port, config.api.host, () => resolve(s));
+        const s = app.listen({ port: config.api.port, host: config.api.host, backlog: config.api.listenBacklog }, () => resolve(s));
         s.once('error', reject);
       });
       const addr = server.address();

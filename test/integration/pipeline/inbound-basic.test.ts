@@ -2,6 +2,8 @@
  * The inbound pipeline end to end on the real stack: an interchange submitted through the
  * partner endpoint is recorded, split, mapped, validated and placed on the feed.
  */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { statusOf } from '../../../src/domain/records.ts';
 import { eventually } from '../helpers/isolated-config.ts';
@@ -32,5 +34,14 @@ describe('inbound pipeline', () => {
     const results = await p.results(trace);
     expect(results.map((x) => x.service).sort()).toEqual(['feed', 'feed', 'mapping', 'mapping', 'partner_endpoint', 'validation', 'validation', 'x12_split', 'x12_split'].sort());
     expect(results.every((x) => x.status === 'success')).toBe(true);
+  });
+
+  it('listens with the configured backlog, so a burst of connections waits for the API instead of being dropped', () => {
+    // a listening socket's Send-Q in ss is its backlog (Node's own default is 511); Linux caps it at somaxconn
+    const port = new URL(p.url).port;
+    const line = execFileSync('ss', ['-ltnH', `sport = :${port}`], { encoding: 'utf8' }).trim();
+    const somaxconn = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8'));
+    expect(p.iso.config.api.listenBacklog).toBe(4096);
+    expect(Number(line.split(/\s+/)[2])).toBe(Math.min(p.iso.config.api.listenBacklog, somaxconn));
   });
 });
