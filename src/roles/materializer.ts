@@ -39,7 +39,8 @@ const BATCHED_FETCH = { minBytes: 256 * 1024, maxWaitTimeMs: 250 } as const;
 /**
  * The feed sequencer's: an entry's createdAt is the time it is sequenced, so its wait is part of
  * every document's latency to the feed; 50 ms still gathers the entries of a busy pipeline into
- * a few inserts a second.
+ * a few inserts a second. While idle it does not poll every 50 ms: after an empty fetch it waits
+ * for the first request (`idleWaitMs`, the consumers' configured wait), which it gets at once.
  */
 const SEQUENCER_FETCH = { minBytes: 256 * 1024, maxWaitTimeMs: 50 } as const;
 
@@ -137,6 +138,7 @@ export function materializerRole(resources: Resources): Role {
         partitionsConcurrently: 1,
         // well inside the contract's 2 s feed lag
         ...SEQUENCER_FETCH,
+        idleWaitMs: config.kafka.consumerMaxWaitMs,
         handleBatch: async (messages, { logger: log }) => {
           const requests = messages.map((m) => feedRequestOf(m.value as FeedRequestMessage));
           const s = await sequenceFeedBatch(sequencerPorts, clock, requests);

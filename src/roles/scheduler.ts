@@ -47,8 +47,10 @@ export function schedulerRole(resources: Resources, jobFactories: readonly Sched
           topics: DELAY_TIERS_SECONDS.map((s) => `delay.${s}s`),
           partitionsConcurrently: DELAY_TIERS_SECONDS.length,
           // a partition paused until its head is due is fetched again only when the fetch in
-          // progress returns: keep that short so a 1 s retry is forwarded after about 1 s
+          // progress returns: keep that short so a 1 s retry is forwarded after about 1 s; while
+          // nothing is paused or arriving, wait for the first message instead of polling
           maxWaitTimeMs: 100,
+          idleWaitMs: resources.config.kafka.consumerMaxWaitMs,
           handleBatch: async (messages) => {
             const out: { topic: string; key: string | null; value: Buffer; headers?: Record<string, string> }[] = [];
             let stopAt = messages.length;

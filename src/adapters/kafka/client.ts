@@ -7,6 +7,7 @@ import type { Logger } from '../../logger.ts';
 import { TdxError } from '../../errors.ts';
 import { producerStateLost } from '../transient.ts';
 import { quietRequestQueues } from './idle-timer.ts';
+import { adaptIdleFetches } from './idle-fetch.ts';
 
 /** A dependency check run by GET /readyz (structurally the HealthCheck of src/http/app.ts). */
 export interface HealthCheck {
@@ -29,6 +30,7 @@ function logCreator(logger: Logger) {
 /** The process's kafkajs client: brokers and client id from configuration. */
 export function createKafka(config: Config, logger: Logger, clientSuffix = '', limits: { retries?: number; requestTimeoutMs?: number } = {}): Kafka {
   quietRequestQueues();
+  adaptIdleFetches();
   return new Kafka({
     clientId: `${config.serviceName}${clientSuffix}`,
     brokers: [...config.kafka.brokers],

@@ -31,6 +31,7 @@ import type { DeadLetter } from '../../wire/dead-letter.v1.ts';
 import type { BatchingProducer } from './client.ts';
 import type { WireRegistry } from './registry.ts';
 import { isRetriable } from './retriable.ts';
+import { waitLongerWhenIdle } from './idle-fetch.ts';
 import { NO_CONSUMER_METER, type ConsumerMeter, type Meters } from '../../domain/metrics.ts';
 import type { BatchSpans, OtlpTracer } from '../tracing/otlp.ts';
 
@@ -115,6 +116,13 @@ export interface ConsumerRunnerOptions<T> {
    * when messages trickle in. @default 1
    */
   readonly minBytes?: number;
+  /**
+   * After a fetch that brought nothing (and while no partition is paused), the next fetch asks
+   * for one byte and waits up to this long (./idle-fetch.ts): a consumer with a short
+   * `maxWaitTimeMs` then does not poll the broker while idle, and gets the first message after a
+   * quiet spell at once. Unset: every fetch uses `maxWaitTimeMs` and `minBytes`.
+   */
+  readonly idleWaitMs?: number;
 }
 
 export interface RunnerDeps {
@@ -161,6 +169,7 @@ export class ConsumerRunner<T> {
   /** The next offset to consume of each partition whose handled offsets are not committed yet. */
   private readonly handled = new Map<string, { topic: string; partition: number; offset: string }>();
   private commitTimer: NodeJS.Timeout | undefined;
+  private idleFetch: { forget(): void } | undefined;
   private committing: Promise<void> | undefined;
   /** Batches being handled, and who waits for there to be none. */
   private inFlight = 0;
@@ -195,6 +204,7 @@ export class ConsumerRunner<T> {
       allowAutoTopicCreation: false,
     });
     this.consumer = consumer;
+    if (this.opts.idleWaitMs !== undefined) this.idleFetch = waitLongerWhenIdle(this.groupId, this.opts.idleWaitMs);
     await consumer.connect();
     await consumer.subscribe({ topics: this.opts.topics.map((t) => this.prefix + t), fromBeginning: this.opts.fromBeginning ?? true });
     this.commitTimer = setInterval(() => void this.commitHandled(), COMMIT_INTERVAL_MS);
@@ -225,6 +235,8 @@ export class ConsumerRunner<T> {
     await this.consumer.stop();
     await this.consumer.disconnect();
     this.consumer = undefined;
+    this.idleFetch?.forget();
+    this.idleFetch = undefined;
   }
 
   /** Notes that a partition was handled up to (not including) `next`. */
