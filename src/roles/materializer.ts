@@ -39,8 +39,8 @@ const BATCHED_FETCH = { minBytes: 256 * 1024, maxWaitTimeMs: 250 } as const;
 /**
  * The feed sequencer's: an entry's createdAt is the time it is sequenced, so its wait is part of
  * every document's latency to the feed; 50 ms still gathers the entries of a busy pipeline into
- * a few inserts a second. While idle it does not poll every 50 ms: after an empty fetch it waits
- * for the first request (`idleWaitMs`, the consumers' configured wait), which it gets at once.
+ * a few inserts a second. Idle (nothing fetched for `idleWaitMs`, the consumers' configured wait)
+ * it does not poll every 50 ms but waits for the first request, which it gets at once.
  */
 const SEQUENCER_FETCH = { minBytes: 256 * 1024, maxWaitTimeMs: 50 } as const;
 

@@ -117,10 +117,10 @@ export interface ConsumerRunnerOptions<T> {
    */
   readonly minBytes?: number;
   /**
-   * After a fetch that brought nothing (and while no partition is paused), the next fetch asks
-   * for one byte and waits up to this long (./idle-fetch.ts): a consumer with a short
-   * `maxWaitTimeMs` then does not poll the broker while idle, and gets the first message after a
-   * quiet spell at once. Unset: every fetch uses `maxWaitTimeMs` and `minBytes`.
+   * Once fetches have brought nothing for this long (and while no partition is paused), the
+   * next fetch asks for one byte and waits up to this long (./idle-fetch.ts): a consumer with a
+   * short `maxWaitTimeMs` then does not poll the broker while idle, and gets the first message
+   * after a quiet spell at once. Unset: every fetch uses `maxWaitTimeMs` and `minBytes`.
    */
   readonly idleWaitMs?: number;
 }

@@ -6,12 +6,16 @@
  * pipeline spent more on those empty fetches, in its own process and in the broker, than on
  * anything else (docs/performance.md).
  *
- * `waitLongerWhenIdle(groupId, idleWaitMs)` marks a consumer group whose fetches adapt: after a
- * fetch from a broker brought no message, while none of the group's partitions is paused, the
- * next fetch from that broker asks for one byte and waits up to `idleWaitMs`. The broker answers
- * as soon as a message arrives, so the first message after a quiet spell is handed over at once
- * rather than at the end of a short wait; the fetch after a message uses the consumer's own wait
- * and size again, and gathers as before. A paused partition keeps the short wait: kafkajs fetches
+ * `waitLongerWhenIdle(groupId, idleWaitMs)` marks a consumer group whose fetches adapt: once
+ * its fetches from a broker have brought nothing for `idleWaitMs` (as long as a step consumer's
+ * fetch waits), while none of the group's partitions is paused, the next fetch from that broker
+ * asks for one byte and waits up to `idleWaitMs`. The broker answers as soon as a message arrives, so the first message after a
+ * quiet spell is handed over at once rather than at the end of a short wait; the fetch after a
+ * message uses the consumer's own wait and size again, and gathers as before. The gaps of a busy
+ * pipeline keep the consumer's own settings: fetched at once after every gap of half a second,
+ * the first requests of each burst made a batch of their own, and the feed sequencer lost
+ * throughput under load (docs/performance.md, twelfth pass). A paused partition keeps the short
+ * wait: kafkajs fetches
  * a resumed partition only when the fetch in progress returns. kafkajs runs one fetch at a time
  * per broker and hands its batches over before the next, so no batch handler can pause a
  * partition while an idle fetch from its broker is under way.
@@ -34,11 +38,11 @@ interface ConsumerGroupLike {
   [FETCH_STATE]?: FetchState;
 }
 
-/** A group's own fetch settings, and the brokers whose last fetch brought nothing. */
+/** A group's own fetch settings, and since when each broker's fetches have brought nothing. */
 interface FetchState {
   readonly minBytes: number;
   readonly maxWaitTime: number;
-  readonly quiet: Set<string>;
+  readonly quietSince: Map<string, number>;
 }
 
 const FETCH_STATE = Symbol('tdx.idleFetch');
@@ -55,12 +59,13 @@ export interface FetchSettings {
 }
 
 /**
- * The settings of a group's next fetch from a broker: its own, unless the last fetch from that
- * broker brought nothing and no partition is paused; then one byte, waited for up to `idleWaitMs`
- * (never less than its own wait).
+ * The settings of a group's next fetch from a broker: its own, unless that broker's fetches have
+ * brought nothing for `idleWaitMs` (`quietForMs`; undefined when the last one brought messages)
+ * and no partition is paused; then one byte, waited for up to `idleWaitMs` (never less than its
+ * own wait).
  */
-export function nextFetch(own: FetchSettings, lastWasEmpty: boolean, anyPaused: boolean, idleWaitMs: number | undefined): FetchSettings {
-  if (idleWaitMs === undefined || !lastWasEmpty || anyPaused) return own;
+export function nextFetch(own: FetchSettings, quietForMs: number | undefined, anyPaused: boolean, idleWaitMs: number | undefined): FetchSettings {
+  if (idleWaitMs === undefined || quietForMs === undefined || quietForMs < idleWaitMs || anyPaused) return own;
   return { minBytes: 1, maxWaitTime: Math.max(idleWaitMs, own.maxWaitTime) };
 }
 
@@ -79,14 +84,16 @@ export function adaptIdleFetches(): void {
   ConsumerGroup.prototype.fetch = async function (this: ConsumerGroupLike, nodeId: string): Promise<BatchLike[]> {
     const idleWaitMs = idleWaits.get(this.groupId);
     if (idleWaitMs === undefined && this[FETCH_STATE] === undefined) return original.call(this, nodeId);
-    const state = (this[FETCH_STATE] ??= { minBytes: this.minBytes, maxWaitTime: this.maxWaitTime, quiet: new Set<string>() });
+    const state = (this[FETCH_STATE] ??= { minBytes: this.minBytes, maxWaitTime: this.maxWaitTime, quietSince: new Map<string, number>() });
     const anyPaused = this.subscriptionState.paused().some((t) => t.partitions.length > 0);
-    const next = nextFetch(state, state.quiet.has(nodeId), anyPaused, idleWaitMs);
+    const since = state.quietSince.get(nodeId);
+    const next = nextFetch(state, since === undefined ? undefined : Date.now() - since, anyPaused, idleWaitMs);
     this.minBytes = next.minBytes;
     this.maxWaitTime = next.maxWaitTime;
+    const started = Date.now();
     const batches = await original.call(this, nodeId);
-    if (batches.every((b) => b.isEmpty())) state.quiet.add(nodeId);
-    else state.quiet.delete(nodeId);
+    if (!batches.every((b) => b.isEmpty())) state.quietSince.delete(nodeId);
+    else if (since === undefined) state.quietSince.set(nodeId, started);
     return batches;
   };
 }

@@ -73,7 +73,7 @@ describe('a consumer with a 50 ms wait', () => {
       const k = createKafka(iso.config, createLogger({ ...iso.config, logLevel: 'silent' }), `-${name}`);
       return { name, clientId: `${iso.config.serviceName}-${name}`, groupId: `${topic}-${name}`, consumer: k.consumer({ groupId: `${topic}-${name}`, maxWaitTimeInMs: 50, minBytes: 256 * 1024, heartbeatInterval: 1000 }), got: [] as number[] };
     });
-    const mark = waitLongerWhenIdle(consumers[0]!.groupId, 2000);
+    const mark = waitLongerWhenIdle(consumers[0]!.groupId, 1000);
     try {
       for (const c of consumers) {
         await c.consumer.connect();
