@@ -6,19 +6,19 @@
  * pipeline spent more on those empty fetches, in its own process and in the broker, than on
  * anything else (docs/performance.md).
  *
- * `waitLongerWhenIdle(groupId, idleWaitMs)` marks a consumer group whose fetches adapt: once
- * its fetches from a broker have brought nothing for `idleWaitMs` (as long as a step consumer's
- * fetch waits), while none of the group's partitions is paused, the next fetch from that broker
- * asks for one byte and waits up to `idleWaitMs`. The broker answers as soon as a message arrives, so the first message after a
- * quiet spell is handed over at once rather than at the end of a short wait; the fetch after a
- * message uses the consumer's own wait and size again, and gathers as before. The gaps of a busy
- * pipeline keep the consumer's own settings: fetched at once after every gap of half a second,
- * the first requests of each burst made a batch of their own, and the feed sequencer lost
- * throughput under load (docs/performance.md, twelfth pass). A paused partition keeps the short
- * wait: kafkajs fetches
- * a resumed partition only when the fetch in progress returns. kafkajs runs one fetch at a time
- * per broker and hands its batches over before the next, so no batch handler can pause a
- * partition while an idle fetch from its broker is under way.
+ * `waitLongerWhenIdle(groupId, idleWaitMs)` marks a consumer group whose fetches adapt: once its
+ * fetches from a broker have brought nothing for `idleWaitMs` (as long as a step consumer's fetch
+ * waits), while none of the group's partitions is paused, the next fetch from that broker asks
+ * for one byte and waits up to `idleWaitMs`. The broker answers as soon as a message arrives, so
+ * the first message after a quiet spell is handed over at once rather than at the end of a short
+ * wait; the fetch after a message uses the consumer's own wait and size again, and gathers as
+ * before. The gaps of a busy pipeline keep the consumer's own settings: fetched at once after
+ * every gap of half a second, the first requests of each burst made a batch of their own, and
+ * the feed sequencer lost throughput under load (docs/performance.md, twelfth pass). A paused
+ * partition keeps the short wait: kafkajs fetches a resumed partition only when the fetch in
+ * progress returns. kafkajs runs one fetch at a time per broker and hands its batches over before
+ * the next, so no batch handler can pause a partition while an idle fetch from its broker is
+ * under way.
  *
  * The method is replaced once per process (`adaptIdleFetches`, before any consumer exists); a
  * group that was not marked fetches exactly as kafkajs does.
