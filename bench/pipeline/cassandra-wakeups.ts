@@ -17,7 +17,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import cassandra from 'cassandra-driver';
 import { loadConfig } from '../../src/config.ts';
-import { cpuSeconds, listenerPid, load } from './procstat.ts';
+import { cpuSeconds, listenerPid, load, pct } from './procstat.ts';
 
 const config = loadConfig();
 const port = Number(/:(\d+)$/.exec(config.cassandra.contactPoints[0] ?? '')?.[1] ?? 9042);
@@ -43,8 +43,6 @@ function setSlack(ns: number): boolean {
   }
   return ok;
 }
-
-const quantile = (sorted: readonly number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 
 const client = new cassandra.Client({ contactPoints: [...config.cassandra.contactPoints], localDataCenter: config.cassandra.localDataCenter });
 await client.connect();
@@ -78,8 +76,7 @@ async function measure(slack: number, rate: number): Promise<Row> {
   await Promise.all(pending);
   const used = cpu() - c0;
   const wall = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { slack, rate, cpuUsPerRead: (used / sent) * 1e6, cores: used / wall, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99) };
+  return { slack, rate, cpuUsPerRead: (used / sent) * 1e6, cores: used / wall, p50: pct(latencies, 50), p99: pct(latencies, 99) };
 }
 
 console.log(`cassandra-wakeups on pid ${pid} (timer slack ${ORIGINAL} ns), ${SECONDS} s a rate, load average ${load()}`);

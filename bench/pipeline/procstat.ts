@@ -65,6 +65,12 @@ export function listenOverflows(): number | undefined {
   }
 }
 
+/** The `p`th percentile of `values` (the value at index ⌊p/100 × n⌋ of the sorted values); 0 when empty. */
+export function pct(values: readonly number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
+}
+
 export const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
 
 /** `service`: a process of the service; `store`: Kafka, Cassandra, the schema registry; `bench`: the load generator and the orchestrator (never charged to the pipeline). */

@@ -87,7 +87,7 @@ import { serviceNodeFlags } from '../../test/support/service-node-flags.ts';
 import { countClickHouse, installCounters, resetCounters, takeCounters, type Counts, type RecordedWrite } from './counters.ts';
 import { cassandraCeiling, clickhouseCeiling, kafkaCeiling, type Ceiling } from './ceilings.ts';
 import { cassandraCounts, countsPerSet } from './cassandra-counts.ts';
-import { cpuSeconds, listenerPid, listenOverflows, load, watch, type Usage, type Watched } from './procstat.ts';
+import { cpuSeconds, listenerPid, listenOverflows, load, pct, watch, type Usage, type Watched } from './procstat.ts';
 import type { ClosedArgs, ClosedValue, FeedStats, IdleArgs, IdleValue, InterchangeArgs, InterchangeValue, MixArgs, MixValue, OpenArgs, OpenValue, SeenEntry } from './loadgen.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -139,10 +139,6 @@ if (CLICKHOUSE_LAYOUT !== 'host' && CLICKHOUSE_LAYOUT !== 'embedded') throw new 
 const ENV = { TDX_FEED_VISIBILITY_LAG_MS: '0', TDX_LOG_VISIBILITY_LAG_MS: '500', TDX_MAX_SUBMISSION_BYTES: String(Math.max(100, BIG_MB * 2) * 1024 * 1024) };
 
 const out = (line: string): void => console.log(line);
-function pct(values: readonly number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
-}
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const keysFor = (requests: number): number => Math.max(1, Math.ceil(requests / PER_KEY_PER_MINUTE));
 const warnings: string[] = [];
