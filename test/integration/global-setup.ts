@@ -15,9 +15,9 @@
  * ClickHouse needs nothing here: without CLICKHOUSE_URL each test process embeds chDB (see
  * helpers/clickhouse.ts).
  *
- * It also names the run (TDX_TEST_RUN) for the workers: the Cassandra keyspace each worker shares
- * between its files (helpers/isolated-config.ts, `sharedKeyspace`) is named after it, and the
- * teardown drops those keyspaces.
+ * It also names the run (TDX_TEST_RUN) for the workers: the Cassandra keyspaces the run makes (each
+ * worker's shared one, helpers/isolated-config.ts `sharedKeyspace`, and the files' own) are named
+ * after it, and the teardown drops them (`runKeyspaces`).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -173,23 +173,73 @@ async function startContainers(services: Service[]): Promise<{ env: Record<strin
   return { env, stop };
 }
 
-/** Drops the keyspaces the workers of run `run` shared, and forgets that they were migrated. */
-async function dropWorkerKeyspaces(run: string): Promise<void> {
-  const [{ default: cassandra }, { forgetWorkerKeyspaces, workerKeyspacePrefix }] = await Promise.all([import('cassandra-driver'), import('./helpers/isolated-config.ts')]);
+/**
+ * The keyspaces of test runs on the stack's Cassandra (helpers/isolated-config.ts, `runKeyspace`).
+ * Files leave the keyspaces they make: dropping a keyspace while other workers write makes
+ * Cassandra recycle its commit log once per table, flushing everything written since, and a
+ * run's 12 drops cost the suite about 45 s (docs/stack.md). The teardown drops the run's
+ * keyspaces, unless TDX_TEST_DROP_KEYSPACES=0 says the stack is discarded after the run (.ci/run
+ * on a stack it started). So that keyspaces left that way, or by a run that was killed, do not
+ * pile up, each run marks itself alive (a row of tdx_test_runs.live, renewed every 20 s with a
+ * TTL of 2 minutes) and, from its start, drops the keyspaces of runs that are not.
+ */
+async function runKeyspaces(run: string): Promise<{ finish(): Promise<void> }> {
+  const [{ default: cassandra }, { forgetWorkerKeyspaces, runKeyspace }] = await Promise.all([import('cassandra-driver'), import('./helpers/isolated-config.ts')]);
   const env = stackEnv();
   const client = new cassandra.Client({ contactPoints: env.cassandraContactPoints, localDataCenter: env.cassandraLocalDataCenter, socketOptions: { connectTimeout: 10_000, readTimeout: 60_000 } });
-  const started = Date.now();
+  const say = (line: string) => process.stderr.write(`[global-setup] ${line}\n`);
+  const why = (err: unknown) => (err instanceof Error ? err.message : String(err));
+  const keyspacesOf = async (runs: (r: string) => boolean) =>
+    (await client.execute('SELECT keyspace_name FROM system_schema.keyspaces')).rows.map((r) => String(r.get('keyspace_name'))).filter((k) => {
+      const r = runKeyspace(k);
+      return r !== undefined && runs(r);
+    });
+  const drop = async (keyspaces: readonly string[], what: string) => {
+    const started = Date.now();
+    for (const ks of keyspaces) await client.execute(`DROP KEYSPACE IF EXISTS ${ks}`);
+    forgetWorkerKeyspaces(keyspaces);
+    if (keyspaces.length > 0) say(`dropped ${what} (${keyspaces.length} keyspaces) in ${Date.now() - started} ms`);
+  };
+  const alive = () => client.execute('INSERT INTO tdx_test_runs.live (run, started_at) VALUES (?, ?) USING TTL 120', [run, new Date()], { prepare: true });
+  let heartbeat: NodeJS.Timeout | undefined;
+  let sweep: Promise<void> = Promise.resolve();
   try {
-    const rows = await client.execute('SELECT keyspace_name FROM system_schema.keyspaces');
-    const mine = rows.rows.map((r) => String(r.get('keyspace_name'))).filter((k) => k.startsWith(workerKeyspacePrefix(run)));
-    for (const ks of mine) await client.execute(`DROP KEYSPACE IF EXISTS ${ks}`);
-    forgetWorkerKeyspaces(mine);
-    process.stderr.write(`[global-setup] dropped the workers' ${mine.length} keyspaces in ${Date.now() - started} ms\n`);
+    await client.connect();
+    await client.execute("CREATE KEYSPACE IF NOT EXISTS tdx_test_runs WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    await client.execute('CREATE TABLE IF NOT EXISTS tdx_test_runs.live (run text PRIMARY KEY, started_at timestamp)');
+    await alive();
+    heartbeat = setInterval(() => void alive().catch((err: unknown) => say(`could not mark the run alive: ${why(err)}`)), 20_000);
+    heartbeat.unref();
+    // the earlier runs' leftovers go while the first files run
+    sweep = (async () => {
+      const live = new Set((await client.execute('SELECT run FROM tdx_test_runs.live')).rows.map((r) => String(r.get('run'))));
+      await drop(await keyspacesOf((r) => r !== run && !live.has(r)), 'the keyspaces that ended runs left');
+    })().catch((err: unknown) => {
+      say(`could not drop the keyspaces that ended runs left: ${why(err)}`);
+    });
   } catch (err) {
-    process.stderr.write(`[global-setup] could not drop the workers' keyspaces: ${err instanceof Error ? err.message : String(err)}\n`);
-  } finally {
-    await client.shutdown();
+    say(`could not mark the run alive (its keyspaces are dropped at its end all the same): ${why(err)}`);
   }
+  return {
+    finish: async () => {
+      clearInterval(heartbeat);
+      try {
+        await sweep;
+        const mine = await keyspacesOf((r) => r === run);
+        if (process.env['TDX_TEST_DROP_KEYSPACES'] === '0') {
+          forgetWorkerKeyspaces(mine);
+          say(`left the run's ${mine.length} keyspaces (TDX_TEST_DROP_KEYSPACES=0: the stack is discarded; a later run on it drops them)`);
+        } else {
+          await drop(mine, "the run's keyspaces");
+        }
+        await client.execute('DELETE FROM tdx_test_runs.live WHERE run = ?', [run], { prepare: true });
+      } catch (err) {
+        say(`could not drop the run's keyspaces: ${why(err)}`);
+      } finally {
+        await client.shutdown();
+      }
+    },
+  };
 }
 
 /** vitest globalSetup: returns the teardown. */
@@ -211,8 +261,9 @@ export default async function setup(): Promise<() => Promise<void>> {
     const keep = (name: string) => missing.some((s) => (s === 'sftp' ? name.startsWith('SFTP_') : NAMED_BY[s] === name));
     for (const [k, v] of Object.entries(env)) if (keep(k)) process.env[k] = v;
   }
+  const keyspaces = await runKeyspaces(run);
   return async () => {
-    await dropWorkerKeyspaces(run);
+    await keyspaces.finish();
     await teardown();
   };
 }

@@ -3,7 +3,7 @@
  * (migrate, roles, API processes): a topic and group prefix, a
  * Cassandra keyspace and a ClickHouse database of their own (chDB data in a fresh temporary
  * folder), against the services named by the environment (defaults: the local stack).
- * `cleanup` drops what a test created.
+ * `cleanup` drops what a test created (but a keyspace of the test run: see `runKeyspace`).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -50,8 +50,12 @@ export function workerKeyspace(): string | undefined {
   return RUN ? `itw_${RUN}_${process.env['VITEST_POOL_ID'] ?? '0'}` : undefined;
 }
 
-/** Keyspaces of the run `run` shared by its workers (dropped by global-setup's teardown). */
-export const workerKeyspacePrefix = (run: string): string => `itw_${run}_`;
+/**
+ * The keyspaces of run `run`: its workers' shared ones (`itw_<run>_<worker>`) and its files' own
+ * (`it_<run>_<id>`). The files leave them; global-setup drops them after the run (or, when the
+ * stack is discarded after the run, a later run on the same stack does).
+ */
+export const runKeyspace = (keyspace: string): string | undefined => /^itw?_(r[0-9a-f]{12})_/.exec(keyspace)?.[1];
 
 /** The file that says a worker keyspace is migrated (in this run, by this code). */
 const migratedMarker = (keyspace: string): string => path.join(tmpdir(), `tdx-it-${keyspace}.migrated`);
@@ -79,7 +83,7 @@ export async function migrateWorkerKeyspace(config: Config, migrate: () => Promi
   return true;
 }
 
-/** Removes the markers of the run's worker keyspaces (global-setup's teardown, after dropping them). */
+/** Removes the markers of worker keyspaces dropped or left (global-setup; other keyspaces have none). */
 export function forgetWorkerKeyspaces(keyspaces: readonly string[]): void {
   for (const ks of keyspaces) rmSync(migratedMarker(ks), { force: true });
 }
@@ -95,7 +99,7 @@ export function isolatedConfig(extra: Record<string, string> = {}, opts: Isolati
     TDX_TOPIC_PREFIX: `it${id}.`,
     TDX_GROUP_PREFIX: `it${id}.`,
     TDX_TOPIC_PARTITIONS: '1',
-    CASSANDRA_KEYSPACE: shared ?? `it_${id}`,
+    CASSANDRA_KEYSPACE: shared ?? (RUN ? `it_${RUN}_${id}` : `it_${id}`),
     CLICKHOUSE_DATABASE: `it_${id}`,
     TDX_DATA_DIR: dataDir,
     CLICKHOUSE_CHDB_PATH: path.join(dataDir, 'chdb'),
@@ -125,8 +129,10 @@ export function isolatedConfig(extra: Record<string, string> = {}, opts: Isolati
       } finally {
         await admin.disconnect();
       }
-      // a worker's shared keyspace outlives the test (global-setup's teardown drops it)
-      if (config.cassandra.keyspace !== workerKeyspace()) {
+      // a keyspace of the run outlives the test (global-setup's teardown drops it): a keyspace
+      // dropped while the other workers write made Cassandra flush everything they had written
+      // (docs/stack.md)
+      if (runKeyspace(config.cassandra.keyspace) === undefined) {
         const cql = createCassandraClient(config, logger, { useKeyspace: false });
         try {
           await cql.execute(`DROP KEYSPACE IF EXISTS ${config.cassandra.keyspace}`);
