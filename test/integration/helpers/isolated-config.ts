@@ -51,9 +51,10 @@ export function workerKeyspace(): string | undefined {
 }
 
 /**
- * The keyspaces of run `run`: its workers' shared ones (`itw_<run>_<worker>`) and its files' own
- * (`it_<run>_<id>`). The files leave them; global-setup drops them after the run (or, when the
- * stack is discarded after the run, a later run on the same stack does).
+ * The test run a keyspace was made by, or undefined: a run's keyspaces are its workers' shared
+ * ones (`itw_<run>_<worker>`) and its files' own (`it_<run>_<id>`). The files leave them;
+ * global-setup drops them after the run (or, when the stack is discarded after the run, a later
+ * run on the same stack does).
  */
 export const runKeyspace = (keyspace: string): string | undefined => /^itw?_(r[0-9a-f]{12})_/.exec(keyspace)?.[1];
 
