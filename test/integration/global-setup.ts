@@ -212,8 +212,11 @@ async function runKeyspaces(run: string): Promise<{ finish(): Promise<void> }> {
     heartbeat.unref();
     // the earlier runs' leftovers go while the first files run
     sweep = (async () => {
+      // the keyspaces first: a run marks itself alive before it makes any, so each one listed
+      // here belongs to a run whose mark the read after it sees (if that run is alive)
+      const all = await keyspacesOf((r) => r !== run);
       const live = new Set((await client.execute('SELECT run FROM tdx_test_runs.live')).rows.map((r) => String(r.get('run'))));
-      await drop(await keyspacesOf((r) => r !== run && !live.has(r)), 'the keyspaces that ended runs left');
+      await drop(all.filter((k) => !live.has(runKeyspace(k)!)), 'the keyspaces that ended runs left');
     })().catch((err: unknown) => {
       say(`could not drop the keyspaces that ended runs left: ${why(err)}`);
     });
