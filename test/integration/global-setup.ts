@@ -177,11 +177,12 @@ async function startContainers(services: Service[]): Promise<{ env: Record<strin
  * The keyspaces of test runs on the stack's Cassandra (helpers/isolated-config.ts, `runKeyspace`).
  * Files leave the keyspaces they make: dropping a keyspace while other workers write makes
  * Cassandra recycle its commit log once per table, flushing everything written since, and a
- * run's 12 drops cost the suite about 45 s (docs/stack.md). The teardown drops the run's
- * keyspaces, unless TDX_TEST_DROP_KEYSPACES=0 says the stack is discarded after the run (.ci/run
- * on a stack it started). So that keyspaces left that way, or by a run that was killed, do not
- * pile up, each run marks itself alive (a row of tdx_test_runs.live, renewed every 20 s with a
- * TTL of 2 minutes) and, from its start, drops the keyspaces of runs that are not.
+ * run's 12 drops cost its integration step 9 to 44 s (docs/performance.md, thirteenth pass). The
+ * teardown drops the run's keyspaces, unless TDX_TEST_DROP_KEYSPACES=0 says the stack is
+ * discarded after the run (.ci/run on a stack it started). So that keyspaces left that way, or by
+ * a run that was killed, do not pile up, each run marks itself alive (a row of
+ * tdx_test_runs.live, renewed every 20 s with a TTL of 2 minutes) and, from its start, drops the
+ * keyspaces of runs that are not.
  */
 async function runKeyspaces(run: string): Promise<{ finish(): Promise<void> }> {
   const [{ default: cassandra }, { forgetWorkerKeyspaces, runKeyspace }] = await Promise.all([import('cassandra-driver'), import('./helpers/isolated-config.ts')]);
