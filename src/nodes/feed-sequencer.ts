@@ -4,9 +4,9 @@
  * gives each new entry its createdAt (src/domain/feed-sequence.ts), records it in Cassandra,
  * sets each transaction's deliveredAt from its first success entry, makes the entries readable
  * (the feed projection: ClickHouse `feed_entries`, then the feed watermark), and publishes the
- * entries on the public `feed` topic with the changed transactions, in that order; then counts
- * the new documents. Idempotent: a batch delivered again rewrites the same rows and publishes
- * the same entries.
+ * entries on the public `feed` topic with the changed transactions (a few `events.records`
+ * messages, `changeMessages`), in that order; then counts the new documents. Idempotent: a batch
+ * delivered again rewrites the same rows and publishes the same entries.
  *
  * A request that says it is its transaction's first delivery (`FeedRequest.firstDelivery`: the
  * pass that recorded the transaction delivered it) carries the transaction's createdAt and set,
@@ -22,6 +22,7 @@ import type { FeedEntryRecord, FeedRequest, Micros, TransactionUpdate } from '..
 import { TOPICS } from '../wire/topics.ts';
 import type { FeedEntry } from '../wire/feed-entry.v1.ts';
 import type { TransactionChange } from '../wire/transaction-change.v1.ts';
+import type { RecordEvents } from '../wire/record-events.v1.ts';
 import type { Emitter } from './ports.ts';
 
 /** Where sequenced entries become readable through the API. */
@@ -60,6 +61,25 @@ export interface FeedSequencerPorts {
   readonly business: BusinessMeter;
   /** Wall clock in microseconds. */
   readonly wallClock: () => Micros;
+}
+
+/** Transaction changes at most in one `events.records` message of the sequencer (about 120 bytes each). */
+export const CHANGES_PER_MESSAGE = 2000;
+
+/**
+ * The changes of a batch's deliveredAt writes, in `events.records` messages of at most
+ * `CHANGES_PER_MESSAGE`, not a message each: they carry no row (the projector reads each
+ * transaction's current row, and projects it with the row's own version), so the order in which
+ * they and any other change of the same transaction are projected does not matter, and a
+ * message may hold changes of many traces (keyed by its first).
+ */
+export function changeMessages(changes: readonly TransactionChange[]): { topic: string; key: string; value: RecordEvents }[] {
+  const out: { topic: string; key: string; value: RecordEvents }[] = [];
+  for (let i = 0; i < changes.length; i += CHANGES_PER_MESSAGE) {
+    const part = changes.slice(i, i + CHANGES_PER_MESSAGE);
+    out.push({ topic: TOPICS.records, key: part[0]!.traceGuid, value: { results: [], logs: [], changes: part } });
+  }
+  return out;
 }
 
 /** Sequences one batch of feed requests (see the module comment); answers what was sequenced. */
@@ -106,10 +126,7 @@ export async function sequenceFeedBatch(ports: FeedSequencerPorts, clock: Monoto
       const value: FeedEntry = { id: e.id, organizationId: e.organizationId, direction: e.direction, status: e.status, partnerKey: e.partnerKey, traceGuid: e.traceGuid, resultId: e.resultId, detail: e.detail, createdAt: e.createdAt };
       return { topic: TOPICS.feed, key: e.traceGuid, value };
     }),
-    ...deliveredUpdates.map((u) => {
-      const value: TransactionChange = { id: u.id, organizationId: u.organizationId, traceGuid: u.traceGuid, changedAt: now, snapshot: null };
-      return { topic: TOPICS.transactions, key: u.traceGuid, value };
-    }),
+    ...changeMessages(deliveredUpdates.map((u): TransactionChange => ({ id: u.id, organizationId: u.organizationId, traceGuid: u.traceGuid, changedAt: now, snapshot: null }))),
   ]);
   // documents in and out, counted once each (a redelivered request is not fresh), one increment
   // per label set of the batch (the set is known for the entries that deliver a transaction, read above)

@@ -2,8 +2,9 @@
  * The materializer role: two consumers.
  *
  * - The projector (group `materializer`) writes results and log entries into ClickHouse as they
- *   arrive (a pass's in one `events.records` message per trace; single events on
- *   `events.results`, `events.logs`, `events.transactions`), and projects each changed
+ *   arrive (a pass's in one `events.records` message per trace, and the feed sequencer's changes
+ *   a few to a batch; single events on `events.results`, `events.logs`, `events.transactions`),
+ *   and projects each changed
  *   transaction: from the row its change carries when the pass that wrote it wrote it whole
  *   (wire/transaction-change.v1.ts), else by reading the row from Cassandra (the system of
  *   record, written field by field by several steps); the projection's version is the row's

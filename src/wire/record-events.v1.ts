@@ -11,7 +11,10 @@
  *     changes  array<TransactionChange>  ; transaction-change.v1's record
  *   }
  *
- * Key: the trace GUID, so the events of a trace are projected in order by one consumer.
+ * Key: the trace GUID, so the events of a trace are projected in order by one consumer. The
+ * feed sequencer's messages hold only changes that carry no row (`snapshot` null: the projector
+ * reads the transaction's current row), of many traces, keyed by the first: such a change is
+ * projected with the row's own version, so its order against other changes does not matter.
  */
 import { defineCodec, type Codec, type WriterTypes } from './codec.ts';
 import { LOG_LEVELS, schema as logSchema, type LogEvent } from './log-event.v1.ts';

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { MonotonicClock } from '../../../src/domain/feed-sequence.ts';
 import { NO_METERS } from '../../../src/domain/metrics.ts';
 import type { FeedEntryRecord, FeedRequest } from '../../../src/domain/records.ts';
-import { newestByOrganization, sequenceFeedBatch, type FeedSequencerPorts, type NewestEntry } from '../../../src/nodes/feed-sequencer.ts';
+import { CHANGES_PER_MESSAGE, newestByOrganization, sequenceFeedBatch, type FeedSequencerPorts, type NewestEntry } from '../../../src/nodes/feed-sequencer.ts';
+import type { OutgoingMessage } from '../../../src/nodes/ports.ts';
+import type { RecordEvents } from '../../../src/wire/record-events.v1.ts';
 
 const entry = (org: string, id: string, createdAt: number): FeedEntryRecord => ({ id, organizationId: org, direction: 'inbound', status: 'success', partnerKey: 'acme', traceGuid: `t-${id}`, resultId: `r-${id}`, detail: '{}', createdAt });
 const request = (org: string, id: string): FeedRequest => ({ ...entry(org, id, 0), transactionId: null, requestedAt: 1 });
@@ -63,9 +65,10 @@ describe('sequenceFeedBatch and deliveredAt', () => {
     reads: string[][];
     updates: { id: string; deliveredAt?: number | null; createdAt?: number }[];
     counted: string[];
+    produced: OutgoingMessage[];
   }
   const harness = (stored: ReadonlyMap<string, { deliveredAt: number | null; createdAt: number }>): Harness => {
-    const h: Harness = { reads: [], updates: [], counted: [], ports: undefined as unknown as FeedSequencerPorts };
+    const h: Harness = { reads: [], updates: [], counted: [], produced: [], ports: undefined as unknown as FeedSequencerPorts };
     h.ports = {
       feed: { get: () => Promise.resolve(new Map()), put: () => Promise.resolve() },
       transactions: {
@@ -76,7 +79,7 @@ describe('sequenceFeedBatch and deliveredAt', () => {
         },
       },
       projection: { insert: () => Promise.resolve(), moveWatermark: () => Promise.resolve() },
-      emitter: { produce: () => Promise.resolve() },
+      emitter: { produce: (ms) => Promise.resolve(void h.produced.push(...ms)) },
       business: { ...NO_METERS.business, documents: (_d, _p, set, _s, n) => void h.counted.push(`${set}×${n}`) },
       wallClock: () => 1000,
     };
@@ -106,5 +109,21 @@ describe('sequenceFeedBatch and deliveredAt', () => {
       { id: 'tx-d', deliveredAt: 1002, createdAt: 9 },
       { id: 'tx-c', deliveredAt: 1001, createdAt: 4 },
     ]);
+  });
+
+  it('publishes each entry on the feed topic, and the changed transactions a few to an events.records message, of many traces', async () => {
+    const h = harness(new Map());
+    const n = CHANGES_PER_MESSAGE + 1;
+    await sequenceFeedBatch(h.ports, new MonotonicClock(), Array.from({ length: n }, (_, i) => success(`e${i}`, `tx-${i}`, { createdAt: 7, transactionSetIdentifier: '850' })));
+    expect(h.produced.filter((m) => m.topic === 'feed')).toHaveLength(n);
+    expect(h.produced.filter((m) => m.topic === 'events.transactions')).toEqual([]);
+    const records = h.produced.filter((m) => m.topic === 'events.records');
+    expect(records.map((m) => (m.value as RecordEvents).changes.length)).toEqual([CHANGES_PER_MESSAGE, 1]);
+    const changes = records.flatMap((m) => (m.value as RecordEvents).changes);
+    // every transaction once, carrying no row (the projector reads it), the message keyed by its first change's trace
+    expect(changes.map((c) => c.id)).toEqual(Array.from({ length: n }, (_, i) => `tx-${i}`));
+    expect(changes.every((c) => c.snapshot === null && c.organizationId === 'o1')).toBe(true);
+    expect(records.map((m) => m.key)).toEqual(['t-e0', `t-e${CHANGES_PER_MESSAGE}`]);
+    expect(records.every((m) => (m.value as RecordEvents).results.length === 0 && (m.value as RecordEvents).logs.length === 0)).toBe(true);
   });
 });
