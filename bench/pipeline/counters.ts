@@ -34,6 +34,8 @@ export interface Counts {
   clickhouseInserts: number;
   clickhouseRows: number;
   clickhouseQueries: number;
+  /** Inserts and their rows by table (`<database>.<table>` as the insert named it, database left out). */
+  clickhouseByTable: Map<string, { inserts: number; rows: number }>;
   jsonParses: number;
   jsonStringifies: number;
 }
@@ -52,6 +54,7 @@ const fresh = (): Counts => ({
   clickhouseInserts: 0,
   clickhouseRows: 0,
   clickhouseQueries: 0,
+  clickhouseByTable: new Map(),
   jsonParses: 0,
   jsonStringifies: 0,
 });
@@ -165,8 +168,12 @@ export function countClickHouse(client: ClickHouseClient): void {
   const insert = H['insert']!.bind(client);
   H['insert'] = (...args: unknown[]) => {
     counts.clickhouseInserts++;
-    const values = (args[0] as { values?: unknown }).values;
-    if (Array.isArray(values)) counts.clickhouseRows += values.length;
+    const { values, table } = args[0] as { values?: unknown; table?: string };
+    const rows = Array.isArray(values) ? values.length : 0;
+    counts.clickhouseRows += rows;
+    const name = (table ?? '?').split('.').pop()!;
+    const t = counts.clickhouseByTable.get(name) ?? { inserts: 0, rows: 0 };
+    counts.clickhouseByTable.set(name, { inserts: t.inserts + 1, rows: t.rows + rows });
     return insert(...args);
   };
   const query = H['query']!.bind(client);

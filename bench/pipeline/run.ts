@@ -592,6 +592,7 @@ function report(s: Stack, m: Measured): void {
     out(
       `  per set: Cassandra statements ${f(c.cassandraStatements)} (writes ${f(c.cassandraWrites)}, batches ${f(c.cassandraBatches)}), Kafka records sent ${f(c.kafkaRecords)} in ${f(c.kafkaProduceRequests)} produce requests, Avro encodes ${f(c.avroEncodes)} decodes ${f(c.avroDecodes)}, ClickHouse inserts ${f(c.clickhouseInserts)} (${f(c.clickhouseRows)} rows) queries ${f(c.clickhouseQueries)}, JSON.parse ${f(c.jsonParses)} JSON.stringify ${f(c.jsonStringifies)} (ClickHouse queries and JSON calls include the API answering the load generator's feed polls)`,
     );
+    out(`  ClickHouse inserts by table (in all, not per set): ${[...c.clickhouseByTable].sort((a, b) => b[1].rows - a[1].rows).map(([t, v]) => `${t} ${v.inserts} inserts, ${v.rows} rows (${(v.rows / Math.max(1, v.inserts)).toFixed(0)} an insert)`).join('; ')}`);
     out(`  Kafka requests per set by API: ${[...c.kafkaRequests].sort((a, b) => b[1] - a[1]).map(([q, n]) => `${q} ${f(n)}`).join('; ')}`);
     out(`  Cassandra statements per set by statement: ${[...c.byStatement].sort((a, b) => b[1] - a[1]).map(([q, n]) => `${q} ${f(n)}`).join('; ')}`);
   }

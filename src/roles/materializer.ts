@@ -35,8 +35,12 @@ import type { Resources } from './resources.ts';
 export { FEED_WATERMARK };
 
 
-/** How long and how much the projector's fetches wait for (see ConsumerRunnerOptions.minBytes). */
-const BATCHED_FETCH = { minBytes: 256 * 1024, maxWaitTimeMs: 250 } as const;
+/**
+ * How long and how much the projector's fetches wait for (see ConsumerRunnerOptions.minBytes),
+ * and how much a fetch may bring of one partition: a projector behind its topics (the pipeline
+ * busy) gets that much in each batch, and each batch's rows of a table are one insert.
+ */
+const BATCHED_FETCH = { minBytes: 256 * 1024, maxWaitTimeMs: 250, maxBytesPerPartition: 4 * 1024 * 1024 } as const;
 /**
  * The feed sequencer's: an entry's createdAt is the time it is sequenced, so its wait is part of
  * every document's latency to the feed; 50 ms still gathers the entries of a busy pipeline into
