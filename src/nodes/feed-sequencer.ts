@@ -23,7 +23,7 @@ import { TOPICS } from '../wire/topics.ts';
 import type { FeedEntry } from '../wire/feed-entry.v1.ts';
 import type { TransactionChange } from '../wire/transaction-change.v1.ts';
 import type { RecordEvents } from '../wire/record-events.v1.ts';
-import type { Emitter } from './ports.ts';
+import type { Emitter, OutgoingMessage } from './ports.ts';
 
 /** Where sequenced entries become readable through the API. */
 export interface FeedProjection {
@@ -73,11 +73,12 @@ export const CHANGES_PER_MESSAGE = 2000;
  * they and any other change of the same transaction are projected does not matter, and a
  * message may hold changes of many traces (keyed by its first).
  */
-export function changeMessages(changes: readonly TransactionChange[]): { topic: string; key: string; value: RecordEvents }[] {
-  const out: { topic: string; key: string; value: RecordEvents }[] = [];
+export function changeMessages(changes: readonly TransactionChange[]): OutgoingMessage[] {
+  const out: OutgoingMessage[] = [];
   for (let i = 0; i < changes.length; i += CHANGES_PER_MESSAGE) {
     const part = changes.slice(i, i + CHANGES_PER_MESSAGE);
-    out.push({ topic: TOPICS.records, key: part[0]!.traceGuid, value: { results: [], logs: [], changes: part } });
+    const value: RecordEvents = { results: [], logs: [], changes: part };
+    out.push({ topic: TOPICS.records, key: part[0]!.traceGuid, value });
   }
   return out;
 }

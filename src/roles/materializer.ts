@@ -4,11 +4,10 @@
  * - The projector (group `materializer`) writes results and log entries into ClickHouse as they
  *   arrive (a pass's in one `events.records` message per trace, and the feed sequencer's changes
  *   a few to a batch; single events on `events.results`, `events.logs`, `events.transactions`),
- *   and projects each changed
- *   transaction: from the row its change carries when the pass that wrote it wrote it whole
- *   (wire/transaction-change.v1.ts), else by reading the row from Cassandra (the system of
- *   record, written field by field by several steps); the projection's version is the row's
- *   `updatedAt`, so the list always converges on the stored row.
+ *   and projects each changed transaction: from the row its change carries when the pass that
+ *   wrote it wrote it whole (wire/transaction-change.v1.ts), else by reading the row from
+ *   Cassandra (the system of record, written field by field by several steps); the projection's
+ *   version is the row's `updatedAt`, so the list always converges on the stored row.
  * - The feed sequencer (group `feed-sequencer`, the single consumer of the one-partition
  *   `events.feed` topic) runs the rules of src/nodes/feed-sequencer.ts on each batch: gives each
  *   new feed entry its createdAt, records it in Cassandra, sets the transaction's deliveredAt
