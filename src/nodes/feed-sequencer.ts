@@ -24,6 +24,7 @@ import type { FeedEntry } from '../wire/feed-entry.v1.ts';
 import type { TransactionChange } from '../wire/transaction-change.v1.ts';
 import type { RecordEvents } from '../wire/record-events.v1.ts';
 import type { Emitter, OutgoingMessage } from './ports.ts';
+import { CHANGE_EVENT_BYTES, RECORD_EVENTS_BYTES } from './runtime.ts';
 
 /** Where sequenced entries become readable through the API. */
 export interface FeedProjection {
@@ -63,8 +64,8 @@ export interface FeedSequencerPorts {
   readonly wallClock: () => Micros;
 }
 
-/** Transaction changes at most in one `events.records` message of the sequencer (about 120 bytes each). */
-export const CHANGES_PER_MESSAGE = 2000;
+/** Transaction changes at most in one `events.records` message of the sequencer: the passes' bound on its size. */
+export const CHANGES_PER_MESSAGE = Math.floor(RECORD_EVENTS_BYTES / CHANGE_EVENT_BYTES);
 
 /**
  * The changes of a batch's deliveredAt writes, in `events.records` messages of at most

@@ -88,6 +88,9 @@ export function feedRequestOf(m: FeedRequestMessage): FeedRequest {
 /** Estimated encoded bytes most of one `events.records` message. */
 export const RECORD_EVENTS_BYTES = 256 * 1024;
 
+/** Estimated encoded bytes of one transaction change in an `events.records` message. */
+export const CHANGE_EVENT_BYTES = 120;
+
 /**
  * The `events.records` messages of a pass: per trace, its results, log entries and transaction
  * changes, in as few messages as the size bound allows (each in the order written).
@@ -120,7 +123,7 @@ export function recordEventMessages(results: readonly ResultRecord[], logs: read
     add(r.traceGuid, 300 + ev.detail.length + (ev.errorMessage?.length ?? 0), (o) => o.results.push(ev));
   }
   for (const l of logs) add(l.traceGuid, 150 + l.message.length, (o) => o.logs.push(logEvent(l)));
-  for (const c of changes) add(c.traceGuid, 120, (o) => o.changes.push(c));
+  for (const c of changes) add(c.traceGuid, CHANGE_EVENT_BYTES, (o) => o.changes.push(c));
   for (const [trace, o] of open) close(trace, o);
   return out;
 }
