@@ -70,11 +70,8 @@ cat "$results/prometheus.log" >&2
 # the integration tests'. The unit tests run alone before the integration tests: beside them,
 # the unit tests that run a real tool (promtool, a spawned `tdx`) took over their 5 s.
 order+=(check)
-# It runs at the lowest CPU priority (nice 19): the two cores go to the tests first, and the
-# check takes what they leave idle (the integration tests wait on the services often); it only
-# needs to be done by the time they are.
 checks() {
-  step check nice -n 19 node scripts/check.mjs
+  step check node scripts/check.mjs
 }
 checks >"$results/checks.log" 2>&1 &
 checks_pid=$!
