@@ -48,6 +48,12 @@ order+=(prometheus chromium)
 ( step prometheus bash deploy/observability/ensure-prometheus.sh >"$results/prometheus.log" 2>&1
   step chromium bash deploy/chromium.sh >"$results/chromium.log" 2>&1 >/dev/null ) &
 packages_pid=$!
+# ... and the Python environments two integration files use (the pyas2lib peer, schemathesis),
+# created from PyPI in a fresh clone (about 25 CPU s) or reused: made here, beside `npm ci`,
+# rather than inside the integration step. Not a step: a file whose environment cannot be made
+# runs its setup again and says why (or skips when PyPI cannot be reached).
+( bash scripts/as2-peer/setup.sh >/dev/null; bash scripts/fuzz-api/setup.sh >/dev/null ) >"$results/python.log" 2>&1 &
+python_pid=$!
 
 # (on failure the stack's probes stop waiting when $results goes, at exit)
 ensure_node_modules || { echo "npm ci failed" >&2; exit 1; }
@@ -79,6 +85,8 @@ step unit env TEST_MODE=unit npx vitest run --reporter=default --reporter=json -
 
 wait "$packages_pid"
 cat "$results/chromium.log" >&2
+wait "$python_pid"
+cat "$results/python.log" >&2
 
 wait_t0=$SECONDS
 echo "==> stack (started in the background)" >&2
