@@ -65,9 +65,6 @@ ALL_COMPONENTS=(kafka registry cassandra sshd)
 log() { printf '[stack] %s\n' "$*" >&2; }
 die() { printf '[stack] error: %s\n' "$*" >&2; exit 1; }
 
-SUDO=""
-if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo -n"; fi
-
 apt_install() {
   log "installing Debian packages: $*"
   bash "$ROOT/deploy/apt-install.sh" "$@" || die "could not install $*"

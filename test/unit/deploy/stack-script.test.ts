@@ -1,5 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 describe('deploy/stack.sh', () => {
@@ -21,5 +23,26 @@ describe('deploy/stack.sh', () => {
     expect(pid).toBe(launched);
     expect(run('0')[1]).toBe(readFileSync('/proc/self/timerslack_ns', 'utf8').trim());
     expect(() => execFileSync('bash', ['deploy/stack.sh', 'status'], { env: { ...process.env, TDX_STACK_CASSANDRA_TIMER_SLACK_NS: 'fast' }, stdio: 'pipe' })).toThrow(/whole number of nanoseconds/);
+  }, 30_000);
+
+  it('waits for the npm packages before its probes when npm test starts it beside npm ci (TDX_STACK_DEPS_READY), and gives up when the run went away', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tdx-deps-ready-'));
+    try {
+      const ready = join(dir, 'deps.ready');
+      // the file appears 0.6 s later: the wait returns after it, not before
+      const waited = spawnSync('bash', ['-c', `. deploy/stack.sh; (sleep 0.6; : > "${ready}") & t0=$(date +%s%N); await_node_deps; echo $(( ($(date +%s%N) - t0) / 1000000 ))`], {
+        encoding: 'utf8',
+        env: { ...process.env, TDX_STACK_DEPS_READY: ready },
+      });
+      expect(waited.status, waited.stderr).toBe(0);
+      expect(Number(waited.stdout.trim())).toBeGreaterThanOrEqual(500);
+      // the run's folder is removed (npm test exited, npm ci having failed): the wait ends with an error
+      const gone = join(dir, 'gone');
+      const gaveUp = spawnSync('bash', ['-c', `. deploy/stack.sh; await_node_deps`], { encoding: 'utf8', env: { ...process.env, TDX_STACK_DEPS_READY: join(gone, 'deps.ready') }, timeout: 10_000 });
+      expect(gaveUp.status).toBe(1);
+      expect(gaveUp.stderr).toMatch(/gave up waiting for the npm dependencies/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 30_000);
 });
