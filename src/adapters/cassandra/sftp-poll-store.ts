@@ -92,6 +92,8 @@ export class CassandraSftpPollStore implements SftpPollStore {
 
   acquireLease(organizationId: string, connectionId: string, owner: string, ttlMs: number): Promise<boolean> {
     return guardStore('take poll lease', async () => {
+      // whole seconds, counted by Cassandra from the whole second of the write: the lease lives
+      // more than ttl - 1 seconds and at most ttl (a holder renews it well before, every third)
       const ttl = Math.max(1, Math.ceil(ttlMs / 1000));
       const now = long(Date.now() * 1000);
       const rs = await this.client.execute('INSERT INTO sftp_poll_leases (org_id, connection_id, owner, acquired_at) VALUES (?, ?, ?, ?) IF NOT EXISTS USING TTL ?', [organizationId, connectionId, owner, now, ttl], { prepare: true });

@@ -59,10 +59,13 @@ describe('poll lease', () => {
   });
 
   it('expires with its TTL when its owner is gone', async () => {
-    expect(await stores[0]!.acquireLease(ORG, 'conn-ttl', 'dead-replica', 1_000)).toBe(true);
-    expect(await stores[1]!.acquireLease(ORG, 'conn-ttl', 'live-replica', 1_000)).toBe(false);
-    await new Promise((r) => setTimeout(r, 2_200));
-    expect(await stores[1]!.acquireLease(ORG, 'conn-ttl', 'live-replica', 1_000)).toBe(true);
+    // Cassandra counts a TTL from the whole second of the write, so a lease of n seconds lives
+    // more than n - 1 and at most n: one of 1 s could be gone a few milliseconds after it was
+    // taken (a run saw the second replica take it 17 ms later). 3 s lives more than 2 s.
+    expect(await stores[0]!.acquireLease(ORG, 'conn-ttl', 'dead-replica', 3_000)).toBe(true);
+    expect(await stores[1]!.acquireLease(ORG, 'conn-ttl', 'live-replica', 3_000)).toBe(false);
+    await new Promise((r) => setTimeout(r, 3_200));
+    expect(await stores[1]!.acquireLease(ORG, 'conn-ttl', 'live-replica', 3_000)).toBe(true);
   });
 });
 
