@@ -11,7 +11,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import kafkajs, { type Admin } from 'kafkajs';
+import kafkajs, { type Admin, type ITopicConfig } from 'kafkajs';
 import { TdxError } from '../../errors.ts';
 import { TOPIC_CODECS } from '../../wire/topics.ts';
 
@@ -141,6 +141,25 @@ async function metadataOf(admin: Admin, topics: readonly string[]): Promise<void
 }
 
 /**
+ * Creates `topics` and resolves once the broker describes them with their leaders. A KRaft broker
+ * can answer the metadata request that waits for the new topics' leaders with "does not host
+ * this topic-partition" before it has caught up with their creation (seen with several
+ * migrations at once, and beside a busy test run); the topics exist then, so their metadata is
+ * awaited instead.
+ */
+export async function createTopicsReady(admin: Admin, topics: ITopicConfig[]): Promise<void> {
+  try {
+    await admin.createTopics({ waitForLeaders: true, topics });
+  } catch (err) {
+    if (!isUnknownTopic(err)) throw err;
+    await metadataOf(
+      admin,
+      topics.map((t) => t.topic),
+    );
+  }
+}
+
+/**
  * Creates missing topics; for existing ones, adds partitions when the definition has more and
  * aligns `retention.ms` and `cleanup.policy`. Never deletes or shrinks anything.
  */
@@ -150,26 +169,15 @@ export async function ensureTopics(admin: Admin, defs: readonly TopicDefinition[
   const out: TopicOutcome[] = [];
   const missing = defs.filter((d) => !existing.has(opts.prefix + d.name));
   if (missing.length > 0) {
-    try {
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: missing.map((d) => ({
-          topic: opts.prefix + d.name,
-          numPartitions: partitionsOf(d),
-          replicationFactor: opts.replicationFactor,
-          configEntries: Object.entries(topicConfig(d, opts)).map(([name, value]) => ({ name, value })),
-        })),
-      });
-    } catch (err) {
-      // a KRaft broker can answer the metadata request that waits for the new topics' leaders
-      // with "does not host this topic-partition" before it has caught up with their creation
-      // (seen with several migrations at once); the topics exist: wait for their metadata
-      if (!isUnknownTopic(err)) throw err;
-      await metadataOf(
-        admin,
-        missing.map((d) => opts.prefix + d.name),
-      );
-    }
+    await createTopicsReady(
+      admin,
+      missing.map((d) => ({
+        topic: opts.prefix + d.name,
+        numPartitions: partitionsOf(d),
+        replicationFactor: opts.replicationFactor,
+        configEntries: Object.entries(topicConfig(d, opts)).map(([name, value]) => ({ name, value })),
+      })),
+    );
     for (const d of missing) out.push({ topic: opts.prefix + d.name, action: 'created', detail: `${partitionsOf(d)} partitions` });
   }
   const present = defs.filter((d) => existing.has(opts.prefix + d.name));

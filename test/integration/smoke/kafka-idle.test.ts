@@ -9,6 +9,7 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { createKafka } from '../../../src/adapters/kafka/client.ts';
+import { createTopicsReady } from '../../../src/adapters/kafka/topic-definitions.ts';
 import { waitLongerWhenIdle } from '../../../src/adapters/kafka/idle-fetch.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { createTestTopicPrefix } from '../helpers/index.ts';
@@ -23,7 +24,7 @@ describe('an idle Kafka consumer', () => {
     const topic = `${createTestTopicPrefix()}idle`;
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+    await createTopicsReady(admin, [{ topic, numPartitions: 1 }]);
     const consumer = kafka.consumer({ groupId: `${topic}-group`, maxWaitTimeInMs: 1000, heartbeatInterval: 1000 });
     const original = queue.checkPendingRequests;
     let checks = 0;
@@ -60,7 +61,7 @@ describe('a consumer with a 50 ms wait', () => {
     const admin = kafka.admin();
     const producer = kafka.producer();
     await Promise.all([admin.connect(), producer.connect()]);
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+    await createTopicsReady(admin, [{ topic, numPartitions: 1 }]);
     const original = broker.fetch;
     const fetches = new Map<string, number>();
     broker.fetch = function (this: unknown, ...a: unknown[]) {

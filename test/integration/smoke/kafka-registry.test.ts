@@ -4,6 +4,7 @@
  */
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { describe, expect, it } from 'vitest';
+import { createTopicsReady } from '../../../src/adapters/kafka/topic-definitions.ts';
 import { createTestSubjectPrefix, createTestTopicPrefix, deleteTopicsIfPresent, eventually, stackEnv, testKafka } from '../helpers/index.ts';
 
 const schemaV1 = {
@@ -23,7 +24,7 @@ describe('kafka and schema registry', () => {
     const admin = testKafka().admin({ retry: { retries: 0 } });
     await admin.connect();
     try {
-      await admin.createTopics({ topics: [{ topic: `${prefix}present`, numPartitions: 1 }], waitForLeaders: true });
+      await createTopicsReady(admin, [{ topic: `${prefix}present`, numPartitions: 1 }]);
       await expect(admin.deleteTopics({ topics: [`${prefix}present`, `${prefix}gone`] })).rejects.toThrow(/does not host this topic-partition/);
       await admin.createTopics({ topics: [{ topic: `${prefix}present`, numPartitions: 1 }], waitForLeaders: true }).catch(() => undefined);
       await deleteTopicsIfPresent(admin, [`${prefix}present`, `${prefix}gone`]);
@@ -64,7 +65,7 @@ describe('kafka and schema registry', () => {
     const kafka = testKafka();
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+    await createTopicsReady(admin, [{ topic, numPartitions: 1 }]);
     await admin.disconnect();
 
     const producer = kafka.producer();
