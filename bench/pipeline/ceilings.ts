@@ -16,6 +16,7 @@ import type { Kafka } from 'kafkajs';
 import type { Config } from '../../src/config.ts';
 import type { CassandraClient } from '../../src/adapters/cassandra/client.ts';
 import { BatchingProducer } from '../../src/adapters/kafka/client.ts';
+import { createTopicsReady } from '../../src/adapters/kafka/topic-definitions.ts';
 import type { ClickHouseHandle } from '../../src/adapters/clickhouse/client.ts';
 import type { RecordedWrite } from './counters.ts';
 
@@ -29,7 +30,7 @@ export async function kafkaCeiling(kafka: Kafka, config: Config, messages: numbe
   const topic = `${config.kafka.topicPrefix}bench.ceiling.${Date.now()}`;
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic, numPartitions: 6, replicationFactor: 1 }], waitForLeaders: true });
+  await createTopicsReady(admin, [{ topic, numPartitions: 6, replicationFactor: 1 }]);
   const producer = BatchingProducer.create(kafka, config);
   await producer.connect();
   const consumer = kafka.consumer({ groupId: `${topic}.group`, maxWaitTimeInMs: 50 });
