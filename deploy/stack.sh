@@ -3,7 +3,7 @@
 # API), Cassandra and an sshd for SFTP, all on 127.0.0.1. ClickHouse runs embedded (chDB) in
 # the Node processes and needs nothing here. See docs/stack.md.
 #
-# usage: deploy/stack.sh start|stop|status|reset|logs|env [component] [-f]
+# usage: deploy/stack.sh start|stop|kill|status|reset|logs|env [component] [-f]
 #   component: kafka | registry | cassandra | sshd | all (default)
 #
 # Downloads go through Maven (~/.m2) and are unpacked once into .stack/cache; data and logs live
@@ -422,14 +422,17 @@ cmd_start() {
 
 # --- stop / status / reset / logs -----------------------------------------------------------
 
+# stop_one COMPONENT [KILL]: SIGTERM, then SIGKILL after 30 s; with KILL, SIGKILL at once (the
+# data stays, as after a crash: Kafka recovers its logs and Cassandra replays its commit log at the
+# next start).
 stop_one() {
-  local c=$1 pid i
+  local c=$1 sig=${2:-TERM} pid i
   if ! pid=$(running_pid "$c"); then
     rm -f "$(pid_file "$c")"
     log "$c: not running"
     return
   fi
-  kill -TERM "$pid" 2>/dev/null || true
+  kill -"$sig" "$pid" 2>/dev/null || true
   for ((i = 0; i < 300; i++)); do
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
@@ -439,15 +442,18 @@ stop_one() {
     kill -KILL "$pid" 2>/dev/null || true
   fi
   rm -f "$(pid_file "$c")"
-  log "$c: stopped (pid $pid)"
+  if [ "$sig" = KILL ]; then log "$c: killed (pid $pid)"; else log "$c: stopped (pid $pid)"; fi
 }
 
+# cmd_stop TERM|KILL COMPONENT...: `stop` (TERM) or `kill` (KILL, for a stack about to be
+# discarded, as .ci/run's: a graceful stop spends seconds flushing Cassandra's memtables and
+# Kafka's logs that nothing will read)
 cmd_stop() {
+  local sig=$1 c; shift
   mkdir -p "$STACK_DIR"
   exec 9>"$STACK_DIR/.lock"
   flock 9
-  local c
-  for c in "$@"; do stop_one "$c" & done
+  for c in "$@"; do stop_one "$c" "$sig" & done
   wait
 }
 
@@ -468,7 +474,7 @@ cmd_status() {
 }
 
 cmd_reset() {
-  cmd_stop "$@"
+  cmd_stop TERM "$@"
   local c
   for c in "$@"; do
     rm -rf "${STACK_DIR:?}/$c"
@@ -491,7 +497,7 @@ cmd_logs() {
 # --- main ----------------------------------------------------------------------------------
 
 usage() {
-  echo "usage: deploy/stack.sh start|stop|status|reset|logs|env [kafka|registry|cassandra|sshd|all] [-f]" >&2
+  echo "usage: deploy/stack.sh start|stop|kill|status|reset|logs|env [kafka|registry|cassandra|sshd|all] [-f]" >&2
   exit 2
 }
 
@@ -511,8 +517,9 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 
   case $cmd in
     start) cmd_start "${comps[@]}" ;;
-    stop) cmd_stop "${comps[@]}" ;;
-    restart) cmd_stop "${comps[@]}"; cmd_start "${comps[@]}" ;;
+    stop) cmd_stop TERM "${comps[@]}" ;;
+    kill) cmd_stop KILL "${comps[@]}" ;;
+    restart) cmd_stop TERM "${comps[@]}"; cmd_start "${comps[@]}" ;;
     status) cmd_status "${comps[@]}" ;;
     reset) cmd_reset "${comps[@]}" ;;
     logs) cmd_logs "${extra[@]}" "${comps[@]}" ;;

@@ -45,4 +45,26 @@ describe('deploy/stack.sh', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 30_000);
+
+  it('kills a component at once with `kill` (a stack .ci/run discards), where `stop` waits for a graceful exit', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tdx-stack-kill-'));
+    try {
+      // a stand-in for sshd (its marker is its config path on the command line) that ignores SIGTERM
+      const conf = join(dir, 'sshd', 'sshd_config');
+      const started = spawnSync('bash', ['-c', `mkdir -p "${dir}/sshd"; setsid bash -c 'trap "" TERM; while :; do sleep 0.1; done' "${conf}" >/dev/null 2>&1 & echo $! > "${dir}/sshd/pid"`], { encoding: 'utf8' });
+      expect(started.status, started.stderr).toBe(0);
+      const pid = Number(readFileSync(join(dir, 'sshd', 'pid'), 'utf8'));
+      const alive = (): boolean => spawnSync('kill', ['-0', String(pid)]).status === 0;
+      expect(alive()).toBe(true);
+      const t0 = Date.now();
+      const killed = spawnSync('bash', ['deploy/stack.sh', 'kill', 'sshd'], { encoding: 'utf8', env: { ...process.env, TDX_STACK_DIR: dir }, timeout: 20_000 });
+      expect(killed.status, killed.stderr).toBe(0);
+      expect(killed.stderr).toContain(`sshd: killed (pid ${pid})`);
+      // SIGTERM is ignored: only SIGKILL ends it, and at once (stop would wait 30 s before it)
+      expect(Date.now() - t0).toBeLessThan(10_000);
+      expect(alive()).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });
