@@ -202,7 +202,7 @@ export function platformPorts(r: RoleResources): Promise<PlatformDeps> {
     // trace id: written late, it would be processed besides the copy its caller sends again)
     const requests = await requestEmitter(r);
     const retentionSeconds = r.config.cassandra.retentionSeconds;
-    const submissions = { artifacts: stores.artifacts, producer: requests, maxBytes: r.config.api.maxSubmissionBytes, idempotency: new CassandraIdempotencyStore(cassandra) };
+    const submissions = { config: deps.config, artifacts: stores.artifacts, producer: requests, maxBytes: r.config.api.maxSubmissionBytes, idempotency: new CassandraIdempotencyStore(cassandra) };
     const replays = { artifacts: stores.artifacts, results: stores.results, transactions: stores.transactions, config: deps.config, producer: requests, retentionSeconds };
     const records: RecordsDeps = {
       transactions: stores.transactions,

@@ -29,7 +29,7 @@ export interface PlatformDeps {
   readonly engine: ImplementationEngine;
   readonly logger: Logger;
   /** Document submission (partner endpoints); absent in processes that only read configuration. */
-  readonly submissions?: Omit<SubmissionDeps, 'store'>;
+  readonly submissions?: SubmissionDeps;
   /** Resend and redeliver; absent in processes that only read configuration. */
   readonly replays?: Omit<ReplayRouteDeps, 'replayRateLimit'>;
   /** Recovery runs (an extension: `POST /platform/recoveries`); absent in processes that only read configuration. */
@@ -58,7 +58,7 @@ export function createPlatformRouter(deps: PlatformDeps): PlatformRouter {
   });
   documentOperation(router, openApiOperation);
   const replayRateLimit = rateLimit({ store: deps.rateLimits, scope: 'replay', perMinute: deps.api.replayRateLimitPerMinute });
-  if (deps.submissions) registerSubmissionRoutes(router, { ...deps.submissions, store: deps.configStore });
+  if (deps.submissions) registerSubmissionRoutes(router, deps.submissions);
   if (deps.replays) registerReplayRoutes(router, { ...deps.replays, replayRateLimit });
   if (deps.recoveries) registerRecoveryRoutes(router, deps.recoveries);
   registerConfigRoutes(router, { store: deps.configStore, engine: deps.engine, cursors });

@@ -24,7 +24,6 @@ import type Router from '@koa/router';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { Context } from 'koa';
 import { createHash } from 'node:crypto';
-import type { ConfigReadStore } from '../../domain/config-ports.ts';
 import type { FlowRecord, PartnerRecord } from '../../domain/configuration.ts';
 import { newId, resultId } from '../../domain/ids.ts';
 import type { ArtifactStore } from '../../domain/processing-ports.ts';
@@ -33,6 +32,7 @@ import { EDI_CONTENT_TYPE, JSON_CONTENT_TYPE, type ArtifactRecord, type Micros }
 import { TdxError, errors } from '../../errors.ts';
 import { artifactId, workId } from '../../nodes/outcomes.ts';
 import { outboundSettingFor } from '../../nodes/mapping/step.ts';
+import type { ConfigView } from '../../nodes/ports.ts';
 import type { StageMessage } from '../../wire/stage.v1.ts';
 import { stageTopic } from '../../wire/topics.ts';
 import { requireAccess } from '../middleware/auth.ts';
@@ -138,7 +138,12 @@ export interface WorkProducer {
 }
 
 export interface SubmissionDeps {
-  readonly store: ConfigReadStore;
+  /**
+   * The partner and flow a submission goes to: the process's cached configuration view (the one
+   * the pipeline's steps read), so a submission reads no configuration row from the store while
+   * its records are fresh (TDX_CONFIG_CACHE_MS; docs/configuration.md).
+   */
+  readonly config: Pick<ConfigView, 'partnerByKey' | 'activeFlow'>;
   readonly artifacts: ArtifactStore;
   readonly producer: WorkProducer;
   readonly maxBytes: number;
@@ -167,15 +172,14 @@ export function checkInterchangeStart(head: Uint8Array): void {
   }
 }
 
-async function partnerOf(store: ConfigReadStore, org: string, key: string): Promise<PartnerRecord> {
-  const id = await store.partnerIdByKey(org, key);
-  const partner = id ? await store.get(org, 'partner', id) : null;
+async function partnerOf(config: SubmissionDeps['config'], org: string, key: string): Promise<PartnerRecord> {
+  const partner = await config.partnerByKey(org, key);
   if (!partner) throw errors.notFound('partner', `No partner with key "${key}".`);
   return partner;
 }
 
-function currentFlow(store: ConfigReadStore, org: string, partner: PartnerRecord, direction: 'inbound' | 'outbound'): Promise<FlowRecord | null> {
-  return store.activeFlow(org, partner.id, direction);
+function currentFlow(config: SubmissionDeps['config'], org: string, partner: PartnerRecord, direction: 'inbound' | 'outbound'): Promise<FlowRecord | null> {
+  return config.activeFlow(org, partner.id, direction);
 }
 
 /** Streams the request body: yields `head` first, then the rest, failing past `max` bytes. */
@@ -214,8 +218,8 @@ export function registerSubmissionRoutes(router: Router, deps: SubmissionDeps): 
       const existing = await idem.store.get(org, idem.key);
       if (existing) return answerRepeat(ctx, deps, existing, idem.fingerprint(await hashBody(ctx, deps.maxBytes)), now());
     }
-    const partner = await partnerOf(deps.store, org, ctx.params['key'] ?? '');
-    const flow = await currentFlow(deps.store, org, partner, 'inbound');
+    const partner = await partnerOf(deps.config, org, ctx.params['key'] ?? '');
+    const flow = await currentFlow(deps.config, org, partner, 'inbound');
     if (!flow) throw new TdxError('no_inbound_flow', `Partner ${partner.key} has no active inbound flow: give it an inbound transaction set (and a working connection) in the configuration.`);
     const inputNode = flow.nodes[0];
     if (!inputNode) throw new TdxError('no_inbound_flow', `The inbound flow of partner ${partner.key} has no input node.`);
@@ -381,11 +385,11 @@ function registerDocumentRoute(router: Router, deps: SubmissionDeps, now: () => 
       const existing = await idem.store.get(org, idem.key);
       if (existing) return answerRepeat(ctx, deps, existing, fingerprint, now());
     }
-    const partner = await partnerOf(deps.store, org, ctx.params['key'] ?? '');
+    const partner = await partnerOf(deps.config, org, ctx.params['key'] ?? '');
     const submission = readDocumentSubmission(raw.toString('utf8'));
     const setId = submission.transactionSetIdentifier;
     const what = `${setId}${submission.release ? ` release ${submission.release}` : ''}`;
-    const flow = await currentFlow(deps.store, org, partner, 'outbound');
+    const flow = await currentFlow(deps.config, org, partner, 'outbound');
     const setting = outboundSettingFor(partner, setId, submission.release, submission.usageIndicator);
     if (!setting) throw new TdxError('no_outbound_flow', `Partner ${partner.key} has no outbound transaction set setting for ${what}: add one to the partner in the configuration.`);
     const entry = flow?.nodes[0];
