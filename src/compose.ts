@@ -22,7 +22,8 @@ import { CassandraStepLedger } from './adapters/cassandra/step-ledger.ts';
 import { CassandraTransactionStore } from './adapters/cassandra/transaction-store.ts';
 import { CassandraFeedStore } from './adapters/cassandra/feed-store.ts';
 import { CassandraHeldWorkStore } from './adapters/cassandra/held-work-store.ts';
-import { CassandraAcknowledgmentDeadlines, CassandraSchedulerLeases } from './adapters/cassandra/outbound-store.ts';
+import { CassandraAcknowledgmentDeadlines } from './adapters/cassandra/outbound-store.ts';
+import { CassandraLeaseStore } from './adapters/cassandra/lease-store.ts';
 import { CassandraSecretReader, verifySecretKeys } from './adapters/cassandra/secret-store.ts';
 import { CassandraConfigReadStore } from './adapters/cassandra/config-store.ts';
 import { CassandraOrganizationStore } from './adapters/cassandra/organization-store.ts';
@@ -65,7 +66,7 @@ export interface CassandraStores {
   readonly secrets: CassandraSecretReader;
   readonly sandboxReceipts: CassandraSandboxReceipts;
   readonly deadlines: CassandraAcknowledgmentDeadlines;
-  readonly leases: CassandraSchedulerLeases;
+  readonly leases: CassandraLeaseStore;
   readonly held: CassandraHeldWorkStore;
 }
 
@@ -88,7 +89,7 @@ export class Resources extends Connections implements RoleResources {
         secrets: new CassandraSecretReader(c, this.config.secrets.keyring),
         sandboxReceipts: new CassandraSandboxReceipts(c),
         deadlines: new CassandraAcknowledgmentDeadlines(c),
-        leases: new CassandraSchedulerLeases(c),
+        leases: new CassandraLeaseStore(c),
         held: new CassandraHeldWorkStore(c),
       };
     });
@@ -262,6 +263,7 @@ export async function sftpPoller(r: RoleResources): Promise<SftpPoller> {
   return new SftpPoller(
     {
       store: meteredPollStates(new CassandraSftpPollStore(await r.cassandra()), r.metrics.delivery),
+      leases: (await r.stores()).leases,
       inbox: sftpClient(r),
       config: deps.config,
       stores: deps.stores,

@@ -240,13 +240,20 @@ export interface AcknowledgmentDeadlineStore {
 }
 
 /**
- * Leases of scheduler jobs, so that one replica runs a job at a time, and the position each
- * job has handled up to. A lease lapses `ttlSeconds` after its last renewal.
+ * The one lease store: a named lease has at most one holder at a time across replicas (a
+ * lightweight transaction decides: of two replicas asking at once, exactly one gets it). A lease
+ * lapses `ttlSeconds` after its last renewal, so a replica that dies holding one frees it by
+ * itself. Scheduler jobs hold one per job, the SFTP poller one per connection and organization.
  */
-export interface SchedulerLeaseStore {
+export interface LeaseStore {
   /** Takes or renews the lease; true while `holder` holds it. */
   hold(name: string, holder: string, ttlSeconds: number): Promise<boolean>;
+  /** Gives the lease back if `holder` still holds it (else nothing). */
   release(name: string, holder: string): Promise<void>;
+}
+
+/** The leases of scheduler jobs, and the position each job has handled up to. */
+export interface SchedulerLeaseStore extends LeaseStore {
   position(name: string): Promise<Micros | null>;
   setPosition(name: string, position: Micros): Promise<void>;
 }

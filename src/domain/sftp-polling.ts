@@ -192,18 +192,13 @@ export interface PollState {
   readonly seen: readonly SeenFile[];
 }
 
+/** The name of a connection's poll lease in the lease store (one per organization and connection). */
+export const sftpPollLease = (organizationId: string, connectionId: string): string => `sftp-poll/${organizationId}/${connectionId}`;
+
 /** The poller's records (Cassandra: tables of migration 0110). */
 export interface SftpPollStore {
   /** Every flow version of every organization that polls a connection (current, active, inbound, sftp_fetch input, frequency above 0). */
   targets(): Promise<PollTarget[]>;
-  /**
-   * Takes the connection's poll lease for `ttlMs` unless another owner holds it (a lightweight
-   * transaction: of two replicas asking at once, exactly one gets it). Also renews a lease
-   * `owner` holds already.
-   */
-  acquireLease(organizationId: string, connectionId: string, owner: string, ttlMs: number): Promise<boolean>;
-  /** Gives the lease back if `owner` still holds it. */
-  releaseLease(organizationId: string, connectionId: string, owner: string): Promise<void>;
   /** Files recorded for a path with this size and modification time (their content may differ). */
   fetched(organizationId: string, connectionId: string, path: string, size: number, mtime: number): Promise<FetchedFile[]>;
   /**

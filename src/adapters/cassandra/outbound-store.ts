@@ -1,10 +1,10 @@
 /**
- * Cassandra implementations of the outbound ports (src/domain/processing-ports.ts):
- * acknowledgment deadlines, and the leases and positions of scheduler jobs, over the tables of
- * migrations/0010_outbound.cql.
+ * Cassandra implementation of the acknowledgment deadlines (src/domain/processing-ports.ts),
+ * over `proc_ack_deadlines` of migrations/0010_outbound.cql (the scheduler's leases and
+ * positions, in the same migration, are lease-store.ts's).
  */
 import cassandra, { type Client } from 'cassandra-driver';
-import type { AcknowledgmentDeadline, AcknowledgmentDeadlineStore, SchedulerLeaseStore } from '../../domain/processing-ports.ts';
+import type { AcknowledgmentDeadline, AcknowledgmentDeadlineStore } from '../../domain/processing-ports.ts';
 import type { Micros } from '../../domain/records.ts';
 import { guardStore } from './guard.ts';
 import { long, num, str } from './cells.ts';
@@ -55,39 +55,6 @@ export class CassandraAcknowledgmentDeadlines implements AcknowledgmentDeadlineS
       await this.client.execute('DELETE FROM proc_ack_deadlines WHERE due_hour = ? AND due_at = ? AND org_id = ? AND transaction_id = ?', [long(dueHour(d.dueAt)), long(d.dueAt), d.organizationId, d.transactionId], {
         prepare: true,
       });
-    });
-  }
-}
-
-export class CassandraSchedulerLeases implements SchedulerLeaseStore {
-  constructor(private readonly client: Client) {}
-
-  hold(name: string, holder: string, ttlSeconds: number): Promise<boolean> {
-    return guardStore('scheduler lease', async () => {
-      const ttl = Math.max(1, Math.round(ttlSeconds));
-      const renewed = await this.client.execute('UPDATE scheduler_leases USING TTL ? SET holder = ? WHERE name = ? IF holder = ?', [ttl, holder, name, holder], { prepare: true });
-      if (renewed.wasApplied()) return true;
-      const taken = await this.client.execute('INSERT INTO scheduler_leases (name, holder) VALUES (?, ?) IF NOT EXISTS USING TTL ?', [name, holder, ttl], { prepare: true });
-      return taken.wasApplied();
-    });
-  }
-
-  release(name: string, holder: string): Promise<void> {
-    return guardStore('scheduler lease release', async () => {
-      await this.client.execute('DELETE FROM scheduler_leases WHERE name = ? IF holder = ?', [name, holder], { prepare: true });
-    });
-  }
-
-  position(name: string): Promise<Micros | null> {
-    return guardStore('scheduler position read', async () => {
-      const row = (await this.client.execute('SELECT position FROM scheduler_positions WHERE name = ?', [name], { prepare: true })).first();
-      return row ? num(row.get('position')) : null;
-    });
-  }
-
-  setPosition(name: string, position: Micros): Promise<void> {
-    return guardStore('scheduler position write', async () => {
-      await this.client.execute('INSERT INTO scheduler_positions (name, position) VALUES (?, ?)', [name, long(position)], { prepare: true });
     });
   }
 }

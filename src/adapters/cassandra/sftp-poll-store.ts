@@ -1,9 +1,9 @@
 /**
- * The SFTP poller's records in Cassandra (migration 0110): the per-connection poll lease, the
- * fetched files (duplicate keys and how far each hand-over got) and the poll state `tdx sftp
- * status` shows. Leases and fetched files are written only with lightweight transactions, so
- * their conditions hold across replicas (and no plain write of ours is ever ordered before a
- * Paxos write of the same row).
+ * The SFTP poller's records in Cassandra (migration 0110): the fetched files (duplicate keys and
+ * how far each hand-over got) and the poll state `tdx sftp status` shows (the per-connection poll
+ * lease is the lease store's, lease-store.ts). Fetched files are written only with lightweight
+ * transactions, so their conditions hold across replicas (and no plain write of ours is ever
+ * ordered before a Paxos write of the same row).
  */
 import cassandra, { type Client } from 'cassandra-driver';
 import type { FlowRecord } from '../../domain/configuration.ts';
@@ -87,26 +87,6 @@ export class CassandraSftpPollStore implements SftpPollStore {
         pageState = rs.pageState ?? undefined;
       } while (pageState);
       return out;
-    });
-  }
-
-  acquireLease(organizationId: string, connectionId: string, owner: string, ttlMs: number): Promise<boolean> {
-    return guardStore('take poll lease', async () => {
-      // whole seconds, counted by Cassandra from the whole second of the write: the lease lives
-      // more than ttl - 1 seconds and at most ttl (a holder renews it well before, every third)
-      const ttl = Math.max(1, Math.ceil(ttlMs / 1000));
-      const now = long(Date.now() * 1000);
-      const rs = await this.client.execute('INSERT INTO sftp_poll_leases (org_id, connection_id, owner, acquired_at) VALUES (?, ?, ?, ?) IF NOT EXISTS USING TTL ?', [organizationId, connectionId, owner, now, ttl], { prepare: true });
-      if (rs.wasApplied()) return true;
-      if (str(rs.first()?.get('owner')) !== owner) return false;
-      const renewed = await this.client.execute('UPDATE sftp_poll_leases USING TTL ? SET owner = ?, acquired_at = ? WHERE org_id = ? AND connection_id = ? IF owner = ?', [ttl, owner, now, organizationId, connectionId, owner], { prepare: true });
-      return renewed.wasApplied();
-    });
-  }
-
-  releaseLease(organizationId: string, connectionId: string, owner: string): Promise<void> {
-    return guardStore('give back poll lease', async () => {
-      await this.client.execute('DELETE FROM sftp_poll_leases WHERE org_id = ? AND connection_id = ? IF owner = ?', [organizationId, connectionId, owner], { prepare: true });
     });
   }
 

@@ -29,7 +29,8 @@ import { posix } from 'node:path';
 import type { ConnectionRecord, PartnerRecord } from '../../domain/configuration.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Micros } from '../../domain/records.ts';
-import { pollable, pollDue, settledFiles, sftpFileKey, type FetchedFile, type PollState, type PollTarget, type SeenFile, type SftpEntry, type SftpPollStore } from '../../domain/sftp-polling.ts';
+import type { LeaseStore } from '../../domain/processing-ports.ts';
+import { pollable, pollDue, settledFiles, sftpFileKey, sftpPollLease, type FetchedFile, type PollState, type PollTarget, type SeenFile, type SftpEntry, type SftpPollStore } from '../../domain/sftp-polling.ts';
 import { isTdxError } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { ConfigView, Emitter, ProcessingStores, SftpInbox, SftpTarget } from '../ports.ts';
@@ -38,6 +39,8 @@ import { fetchedWork, foundAgain, inputArtifact, inputArtifactId, pollContext, p
 
 export interface PollerDeps {
   readonly store: SftpPollStore;
+  /** Where a poll takes its connection's lease (`sftpPollLease`), so one replica polls it at a time. */
+  readonly leases: LeaseStore;
   readonly inbox: SftpInbox;
   readonly config: ConfigView;
   readonly stores: ProcessingStores;
@@ -154,14 +157,15 @@ export class SftpPoller {
       const org = target.organizationId;
       const nowMs = () => this.deps.wallClock() / 1000;
       if (!opts.force && !pollDue(await store.pollState(org, target.connectionId), target.flow.frequency, nowMs(), this.unitMs)) return skipped;
-      if (!(await store.acquireLease(org, target.connectionId, this.opts.owner, this.leaseMs))) return skipped;
+      const lease = sftpPollLease(org, target.connectionId);
+      if (!(await this.deps.leases.hold(lease, this.opts.owner, this.leaseMs / 1000))) return skipped;
       try {
         // another replica may have polled between our look and our lease
         const state = await store.pollState(org, target.connectionId);
         if (!opts.force && !pollDue(state, target.flow.frequency, nowMs(), this.unitMs)) return skipped;
         return await this.pollLeased(target, state);
       } finally {
-        await store.releaseLease(org, target.connectionId, this.opts.owner).catch(() => undefined);
+        await this.deps.leases.release(lease, this.opts.owner).catch(() => undefined);
       }
     } finally {
       this.running.delete(key);
@@ -213,7 +217,7 @@ export class SftpPoller {
         }
         for (const entry of ready) {
           if (Date.now() - leaseAt > this.leaseMs / 3) {
-            if (!(await store.acquireLease(org, connection.id, this.opts.owner, this.leaseMs))) {
+            if (!(await this.deps.leases.hold(sftpPollLease(org, connection.id), this.opts.owner, this.leaseMs / 1000))) {
               log.warn({ event: 'sftp:poll:lease-lost' }, 'SFTP poll lease lost; the rest waits for the next poll');
               break;
             }

@@ -18,7 +18,8 @@ import { CassandraResultStore } from '../../../src/adapters/cassandra/result-sto
 import { CassandraSandboxReceipts } from '../../../src/adapters/cassandra/sandbox-receipts.ts';
 import { CassandraStepLedger } from '../../../src/adapters/cassandra/step-ledger.ts';
 import { CassandraTransactionStore } from '../../../src/adapters/cassandra/transaction-store.ts';
-import { CassandraAcknowledgmentDeadlines, CassandraSchedulerLeases } from '../../../src/adapters/cassandra/outbound-store.ts';
+import { CassandraAcknowledgmentDeadlines } from '../../../src/adapters/cassandra/outbound-store.ts';
+import { CassandraLeaseStore } from '../../../src/adapters/cassandra/lease-store.ts';
 import type { ResultRecord, StoredTransaction } from '../../../src/domain/records.ts';
 import { bucketOfId, resultId, traceBucket } from '../../../src/domain/ids.ts';
 import { createLogger } from '../../../src/logger.ts';
@@ -204,7 +205,7 @@ describe('sandbox, deadline and lease stores', () => {
   });
 
   it('leases: one holder at a time, renewable, released; positions kept', async () => {
-    const l = new CassandraSchedulerLeases(client);
+    const l = new CassandraLeaseStore(client);
     expect(await l.hold(`${ORG}-job`, 'a', 30)).toBe(true);
     expect(await l.hold(`${ORG}-job`, 'b', 30)).toBe(false);
     expect(await l.hold(`${ORG}-job`, 'a', 30)).toBe(true);
@@ -216,7 +217,7 @@ describe('sandbox, deadline and lease stores', () => {
   });
 
   it('leases: a lease not renewed lapses', async () => {
-    const l = new CassandraSchedulerLeases(client);
+    const l = new CassandraLeaseStore(client);
     expect(await l.hold(`${ORG}-short`, 'a', 1)).toBe(true);
     // the 1 s lease lapses (within 2 s: Cassandra TTLs count whole seconds), then another holder takes it
     expect(await eventually(async () => ((await l.hold(`${ORG}-short`, 'b', 30)) ? true : undefined), 5_000, 'the lease to lapse')).toBe(true);

@@ -1,15 +1,16 @@
 /**
  * The SFTP poller's Cassandra records on a real Cassandra (the test worker's shared keyspace, under
- * an organization of this file's own): the poll lease is exclusive under contention and expires
- * with its TTL, a fetched file's claim is won exactly once, and the poll state round-trips (with a
- * poll request kept apart).
+ * an organization of this file's own): the poll lease (the one lease store's) is exclusive under
+ * contention and expires with its TTL, a fetched file's claim is won exactly once, and the poll
+ * state round-trips (with a poll request kept apart).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCassandraClient, type CassandraClient } from '../../../src/adapters/cassandra/client.ts';
 import { migrateCassandra } from '../../../src/adapters/cassandra/migrate.ts';
+import { CassandraLeaseStore } from '../../../src/adapters/cassandra/lease-store.ts';
 import { CassandraSftpPollStore } from '../../../src/adapters/cassandra/sftp-poll-store.ts';
 import { createLogger } from '../../../src/logger.ts';
-import type { FetchedFile, PollState } from '../../../src/domain/sftp-polling.ts';
+import { sftpPollLease, type FetchedFile, type PollState } from '../../../src/domain/sftp-polling.ts';
 import { isolatedConfig, migrateWorkerKeyspace } from '../helpers/isolated-config.ts';
 import { uniqueId } from '../helpers/env.ts';
 
@@ -18,6 +19,7 @@ const iso = isolatedConfig({}, { sharedKeyspace: true });
 const ORG = uniqueId('org-');
 let clients: CassandraClient[] = [];
 let stores: CassandraSftpPollStore[] = [];
+let leases: CassandraLeaseStore[] = [];
 
 beforeAll(async () => {
   const logger = createLogger({ ...iso.config, logLevel: 'silent' });
@@ -34,6 +36,7 @@ beforeAll(async () => {
   clients = [createCassandraClient(iso.config, logger), createCassandraClient(iso.config, logger)];
   await Promise.all(clients.map((c) => c.connect()));
   stores = clients.map((c) => new CassandraSftpPollStore(c));
+  leases = clients.map((c) => new CassandraLeaseStore(c));
 }, 120_000);
 
 afterAll(async () => {
@@ -42,30 +45,44 @@ afterAll(async () => {
 });
 
 describe('poll lease', () => {
+  const lease = (conn: string): string => sftpPollLease(ORG, conn);
+
   it('goes to exactly one of many replicas asking at once; only its owner renews or gives it back', async () => {
     const owners = Array.from({ length: 8 }, (_, i) => `replica-${i}`);
-    const got = await Promise.all(owners.map((o, i) => stores[i % 2]!.acquireLease(ORG, 'conn-1', o, 30_000)));
+    const got = await Promise.all(owners.map((o, i) => leases[i % 2]!.hold(lease('conn-1'), o, 30)));
     expect(got.filter(Boolean)).toHaveLength(1);
     const holder = owners[got.indexOf(true)]!;
     const other = owners.find((o) => o !== holder)!;
-    expect(await stores[0]!.acquireLease(ORG, 'conn-1', holder, 30_000)).toBe(true); // renewal
-    expect(await stores[1]!.acquireLease(ORG, 'conn-1', other, 30_000)).toBe(false);
-    await stores[1]!.releaseLease(ORG, 'conn-1', other); // not the owner: no effect
-    expect(await stores[1]!.acquireLease(ORG, 'conn-1', other, 30_000)).toBe(false);
-    await stores[0]!.releaseLease(ORG, 'conn-1', holder);
-    expect(await stores[1]!.acquireLease(ORG, 'conn-1', other, 30_000)).toBe(true);
+    expect(await leases[0]!.hold(lease('conn-1'), holder, 30)).toBe(true); // renewal
+    expect(await leases[1]!.hold(lease('conn-1'), other, 30)).toBe(false);
+    await leases[1]!.release(lease('conn-1'), other); // not the owner: no effect
+    expect(await leases[1]!.hold(lease('conn-1'), other, 30)).toBe(false);
+    await leases[0]!.release(lease('conn-1'), holder);
+    expect(await leases[1]!.hold(lease('conn-1'), other, 30)).toBe(true);
     // another connection's lease is independent
-    expect(await stores[0]!.acquireLease(ORG, 'conn-2', holder, 30_000)).toBe(true);
+    expect(await leases[0]!.hold(lease('conn-2'), holder, 30)).toBe(true);
+  });
+
+  it('renews a lease its holder took through another store, and refuses one its store last held but lost', async () => {
+    // replica-a's lease, taken through store 0; store 1 has never seen it and tries taking first
+    expect(await leases[0]!.hold(lease('conn-3'), 'replica-a', 30)).toBe(true);
+    expect(await leases[1]!.hold(lease('conn-3'), 'replica-a', 30)).toBe(true);
+    // store 0 held it last for replica-b, which then lost it (released elsewhere, taken by replica-c)
+    expect(await leases[0]!.hold(lease('conn-4'), 'replica-b', 30)).toBe(true);
+    await leases[1]!.release(lease('conn-4'), 'replica-b');
+    expect(await leases[1]!.hold(lease('conn-4'), 'replica-c', 30)).toBe(true);
+    expect(await leases[0]!.hold(lease('conn-4'), 'replica-b', 30)).toBe(false);
+    expect(await leases[1]!.hold(lease('conn-4'), 'replica-c', 30)).toBe(true);
   });
 
   it('expires with its TTL when its owner is gone', async () => {
     // Cassandra counts a TTL from the whole second of the write, so a lease of n seconds lives
     // more than n - 1 and at most n: one of 1 s could be gone a few milliseconds after it was
     // taken (a run saw the second replica take it 17 ms later). 3 s lives more than 2 s.
-    expect(await stores[0]!.acquireLease(ORG, 'conn-ttl', 'dead-replica', 3_000)).toBe(true);
-    expect(await stores[1]!.acquireLease(ORG, 'conn-ttl', 'live-replica', 3_000)).toBe(false);
+    expect(await leases[0]!.hold(lease('conn-ttl'), 'dead-replica', 3)).toBe(true);
+    expect(await leases[1]!.hold(lease('conn-ttl'), 'live-replica', 3)).toBe(false);
     await new Promise((r) => setTimeout(r, 3_200));
-    expect(await stores[1]!.acquireLease(ORG, 'conn-ttl', 'live-replica', 3_000)).toBe(true);
+    expect(await leases[1]!.hold(lease('conn-ttl'), 'live-replica', 3)).toBe(true);
   });
 });
 

@@ -3,7 +3,8 @@ import { posix } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { ConnectionRecord, FlowRecord, PartnerRecord } from '../../../../src/domain/configuration.ts';
-import { sftpFileKey, type FetchedFile, type FetchedState, type PollState, type PollTarget, type SftpEntry, type SftpPollStore } from '../../../../src/domain/sftp-polling.ts';
+import type { LeaseStore } from '../../../../src/domain/processing-ports.ts';
+import { sftpFileKey, sftpPollLease, type FetchedFile, type FetchedState, type PollState, type PollTarget, type SftpEntry, type SftpPollStore } from '../../../../src/domain/sftp-polling.ts';
 import { TdxError } from '../../../../src/errors.ts';
 import { workId } from '../../../../src/nodes/outcomes.ts';
 import { SftpPoller } from '../../../../src/nodes/sftp_fetch/poller.ts';
@@ -13,22 +14,26 @@ import { recordingDeps } from '../fakes.ts';
 
 const DIR = 'acme/outbox';
 
+/** The lease store in memory: one holder per name. */
+class MemoryLeases implements LeaseStore {
+  readonly held = new Map<string, string>();
+  hold(name: string, holder: string): Promise<boolean> {
+    const had = this.held.get(name);
+    if (had && had !== holder) return Promise.resolve(false);
+    this.held.set(name, holder);
+    return Promise.resolve(true);
+  }
+  release(name: string, holder: string): Promise<void> {
+    if (this.held.get(name) === holder) this.held.delete(name);
+    return Promise.resolve();
+  }
+}
+
 class MemoryPollStore implements SftpPollStore {
   readonly files: FetchedFile[] = [];
   readonly states = new Map<string, PollState>();
-  readonly leases = new Map<string, string>();
   constructor(private readonly list: PollTarget[]) {}
   targets = (): Promise<PollTarget[]> => Promise.resolve(this.list);
-  acquireLease(org: string, conn: string, owner: string): Promise<boolean> {
-    const holder = this.leases.get(`${org}|${conn}`);
-    if (holder && holder !== owner) return Promise.resolve(false);
-    this.leases.set(`${org}|${conn}`, owner);
-    return Promise.resolve(true);
-  }
-  releaseLease(org: string, conn: string, owner: string): Promise<void> {
-    if (this.leases.get(`${org}|${conn}`) === owner) this.leases.delete(`${org}|${conn}`);
-    return Promise.resolve();
-  }
   fetched(org: string, conn: string, path: string, size: number, mtime: number): Promise<FetchedFile[]> {
     return Promise.resolve(this.files.filter((f) => f.organizationId === org && f.connectionId === conn && f.path === path && f.size === size && f.mtime === mtime));
   }
@@ -118,10 +123,11 @@ function setup(conn: Partial<ConnectionRecord> = {}) {
   const partner = { id: 'p1', key: 'ACME', webhooks: { inbound: null, outbound: null, error: null } } as unknown as PartnerRecord;
   const r = recordingDeps({ connection: () => Promise.resolve(connection), partner: () => Promise.resolve(partner), secrets: () => Promise.resolve({ password: 'pw' }) }, () => now);
   const store = new MemoryPollStore([target]);
+  const leases = new MemoryLeases();
   const inbox = new MemoryInbox();
-  const poller = new SftpPoller({ store, inbox, config: r.deps.config, stores: r.deps.stores, emitter: r.deps.emitter, logger: r.deps.logger, wallClock: r.deps.wallClock }, { owner: 'me', stabilityIntervalMs: 1, unitMs: 1000 });
+  const poller = new SftpPoller({ store, leases, inbox, config: r.deps.config, stores: r.deps.stores, emitter: r.deps.emitter, logger: r.deps.logger, wallClock: r.deps.wallClock }, { owner: 'me', stabilityIntervalMs: 1, unitMs: 1000 });
   const stage = (): StageMessage[] => r.produced.filter((m) => m.topic === 'stage.sftp_fetch').map((m) => m.value as StageMessage);
-  return { r, store, inbox, poller, stage, advance: (ms: number) => (now += ms * 1000) };
+  return { r, store, leases, inbox, poller, stage, advance: (ms: number) => (now += ms * 1000) };
 }
 
 describe('SftpPoller', () => {
@@ -142,7 +148,7 @@ describe('SftpPoller', () => {
     expect([...s.inbox.files.keys()]).toEqual(['acme/outbox/.PO-2.edi.part']);
     expect(s.store.files.map((f) => f.state)).toEqual(['removed']);
     expect(s.store.states.get('org|c1')).toMatchObject({ filesFetched: 1, lastPollFiles: 1, lastPollOk: true, polls: 1, polledBy: 'me', connectionName: 'acme-sftp', partnerKey: 'ACME' });
-    expect(s.store.leases.size).toBe(0);
+    expect(s.leases.held.size).toBe(0);
   });
 
   it('leaves a file whose size changes between two looks for a later poll', async () => {
@@ -201,7 +207,7 @@ describe('SftpPoller', () => {
     expect(results[0]!.detail.sftp).toEqual({ host: 'sftp.example', directory: DIR });
     expect(s.r.produced.filter((m) => m.topic === 'events.records').flatMap((m) => (m.value as { logs: { level: string }[] }).logs.map((l) => l.level))).toEqual(['error']);
     expect(s.store.states.get('org|c1')).toMatchObject({ lastPollOk: false, lastError: s.inbox.failList.message, polls: 1 });
-    expect(s.store.leases.size).toBe(0);
+    expect(s.leases.held.size).toBe(0);
     // a second poll: a second trace
     s.advance(5 * 60_000);
     await s.poller.poll(target);
@@ -221,7 +227,7 @@ describe('SftpPoller', () => {
     s.advance(1);
     expect((await s.poller.poll(target)).outcome).toBe('polled');
     s.advance(10_000);
-    s.store.leases.set('org|c1', 'another-replica');
+    s.leases.held.set(sftpPollLease('org', 'c1'), 'another-replica');
     expect((await s.poller.poll(target)).outcome).toBe('skipped');
   });
 
