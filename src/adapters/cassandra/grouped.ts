@@ -17,6 +17,7 @@
  * statement larger than `maxBytes` is sent on its own.
  */
 import type { Client, types } from 'cassandra-driver';
+import { eachLimit, mapLimit } from '../../domain/concurrency.ts';
 
 export interface GroupedStatement {
   readonly query: string;
@@ -133,20 +134,20 @@ export async function writeGrouped(client: Client, statements: readonly GroupedS
     await run(requests[0]!);
     return;
   }
-  let next = 0;
+  // after a failure no further request starts; the first failure is the one thrown
   let failed: Error | undefined;
-  const worker = async (): Promise<void> => {
-    while (failed === undefined) {
-      const i = next++;
-      if (i >= requests.length) return;
+  await eachLimit(
+    requests,
+    concurrency,
+    async (r) => {
       try {
-        await run(requests[i]!);
+        await run(r);
       } catch (err) {
         failed ??= err instanceof Error ? err : new Error(`Cassandra write failed: ${JSON.stringify(err)}`);
       }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, requests.length) }, worker));
+    },
+    () => failed !== undefined,
+  );
   if (failed !== undefined) throw failed;
 }
 
@@ -155,18 +156,8 @@ export async function readIn(client: Client, query: string, fixed: readonly unkn
   const unique = [...new Set(keys)];
   const parts: string[][] = [];
   for (let i = 0; i < unique.length; i += chunk) parts.push(unique.slice(i, i + chunk));
-  const rows: types.Row[] = [];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    for (;;) {
-      const i = next++;
-      if (i >= parts.length) return;
-      const rs = await client.execute(query, [...fixed, parts[i]], { prepare: true, fetchSize: Math.max(5000, chunk) });
-      rows.push(...rs.rows);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, parts.length) }, worker));
-  return rows;
+  const read = await mapLimit(parts, concurrency, async (part) => (await client.execute(query, [...fixed, part], { prepare: true, fetchSize: Math.max(5000, chunk) })).rows);
+  return read.flat();
 }
 
 /**

@@ -17,6 +17,7 @@
  * process stops, the run shows `abandoned`, and running it again takes up what is left (marks
  * claimed but never issued are issued by the next run after a minute).
  */
+import { eachLimit } from '../../domain/concurrency.ts';
 import { newId } from '../../domain/ids.ts';
 import type { ResultStore, TransactionStore } from '../../domain/processing-ports.ts';
 import type { Micros, StoredTransaction } from '../../domain/records.ts';
@@ -94,10 +95,10 @@ export class RecoveryRunner {
       counts.matched = ids.length;
       await progress(true);
       const gate = rateGate(run.request.ratePerSecond);
-      let next = 0;
-      const worker = async (): Promise<void> => {
-        while (!this.stopped && next < ids.length) {
-          const id = ids[next++]!;
+      await eachLimit(
+        ids,
+        CONCURRENCY,
+        async (id) => {
           try {
             await this.one(run, id, counts, gate);
           } catch (err) {
@@ -106,9 +107,9 @@ export class RecoveryRunner {
           }
           counts.examined++;
           await progress();
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(CONCURRENCY, Math.max(ids.length, 1)) }, worker));
+        },
+        () => this.stopped,
+      );
       if (this.stopped) return; // abandoned: the row keeps `running` and ages into `abandoned`
       const end = this.now();
       await this.deps.store.putRun({ ...run, counts, status: 'done', updatedAt: end, finishedAt: end });
