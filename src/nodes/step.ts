@@ -21,7 +21,7 @@ import type {
   StoredTransaction,
   TransactionUpdate,
 } from '../domain/records.ts';
-import type { InterchangeKey, InterchangeSighting, TraceError } from '../domain/processing-ports.ts';
+import type { AcknowledgmentDeadline, InterchangeKey, InterchangeSighting, OutboundSetKey, TraceError } from '../domain/processing-ports.ts';
 import type { DelayedMessage } from '../wire/delayed.v1.ts';
 import type { StageMessage } from '../wire/stage.v1.ts';
 import type { ReplayCommand } from '../wire/replay-command.v1.ts';
@@ -65,6 +65,15 @@ export interface ArtifactWrite {
   readonly bytes: Uint8Array | null;
 }
 
+/** An outbound set to note for reconciliation: where it went, its numbers, its transaction. */
+export interface OutboundSetNote {
+  readonly key: OutboundSetKey;
+  readonly setControlNumber: string;
+  readonly transactionId: string;
+  readonly createdAt: Micros;
+  readonly tracked: boolean;
+}
+
 /** Everything a step asks the runtime to do, written in this order. */
 export interface Effects {
   readonly artifacts: ArtifactWrite[];
@@ -74,6 +83,10 @@ export interface Effects {
   readonly traceErrors: { readonly organizationId: string; readonly traceGuid: string; readonly error: TraceError }[];
   /** Interchanges to note in the duplicate index. */
   readonly sightings: { readonly key: InterchangeKey; readonly sighting: InterchangeSighting }[];
+  /** Outbound sets written, noted for reconciliation with the partner's acknowledgments (`TransactionStore.outboundSet`). */
+  readonly outboundSets: OutboundSetNote[];
+  /** Acknowledgment deadlines of delivered documents (src/nodes/deadlines.ts). */
+  readonly deadlines: AcknowledgmentDeadline[];
   readonly logs: LogRecord[];
   readonly feed: FeedRequest[];
   readonly emit: Emission[];
@@ -81,7 +94,7 @@ export interface Effects {
 }
 
 export function effects(): Effects {
-  return { artifacts: [], transactions: [], updates: [], results: [], traceErrors: [], sightings: [], logs: [], feed: [], emit: [], later: [] };
+  return { artifacts: [], transactions: [], updates: [], results: [], traceErrors: [], sightings: [], outboundSets: [], deadlines: [], logs: [], feed: [], emit: [], later: [] };
 }
 
 /** Appends `more` to `into` (returns `into`). */
@@ -92,6 +105,8 @@ export function mergeEffects(into: Effects, more: Effects): Effects {
   into.results.push(...more.results);
   into.traceErrors.push(...more.traceErrors);
   into.sightings.push(...more.sightings);
+  into.outboundSets.push(...more.outboundSets);
+  into.deadlines.push(...more.deadlines);
   into.logs.push(...more.logs);
   into.feed.push(...more.feed);
   into.emit.push(...more.emit);
@@ -101,5 +116,5 @@ export function mergeEffects(into: Effects, more: Effects): Effects {
 
 /** Number of rows and messages in `e` (for flushing large outcomes in parts). */
 export function effectsSize(e: Effects): number {
-  return e.artifacts.length + e.transactions.length + e.updates.length + e.results.length + e.traceErrors.length + e.sightings.length + e.logs.length + e.feed.length + e.emit.length + e.later.length;
+  return e.artifacts.length + e.transactions.length + e.updates.length + e.results.length + e.traceErrors.length + e.sightings.length + e.outboundSets.length + e.deadlines.length + e.logs.length + e.feed.length + e.emit.length + e.later.length;
 }

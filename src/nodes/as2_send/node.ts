@@ -40,8 +40,8 @@ export function as2SendNode(deps: NodeDeps): NodeModule {
       const sending = deps.as2.send({ organizationId: org, connection, secrets, payload, filename, messageId, work: m });
       const report = await withinAttempt(sending, policy.attemptTimeoutMs, (ms) => timedOutReport(connection, messageId, ms));
       const tracked = trackedOf(ctx);
-      if (report.status === 'processed') await watchAcknowledgments(deps, ctx, tracked);
-      return as2Sent(ctx, { document, filename, attempt, messageId, report, tracked, policy, endedAt: deps.wallClock() });
+      const e = as2Sent(ctx, { document, filename, attempt, messageId, report, tracked, policy, endedAt: deps.wallClock() });
+      return report.status === 'processed' ? watchAcknowledgments(e, ctx, tracked) : e;
     },
     { concurrency: 16 },
   );

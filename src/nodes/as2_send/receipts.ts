@@ -22,8 +22,8 @@ export async function completeAwaitedDelivery(deps: NodeDeps, work: StageMessage
   const tracked = trackedOf(ctx);
   const connectionId = ctx.node?.config['connectionId'];
   const connection = typeof connectionId === 'string' ? await deps.config.connection(work.organizationId, connectionId) : null;
-  if (outcome.status === 'processed') await watchAcknowledgments(deps, ctx, tracked);
   const e = receiptSettled(ctx, { document, outcome, tracked, waitSeconds: connection?.as2?.mdn.waitSeconds ?? null });
+  if (outcome.status === 'processed') watchAcknowledgments(e, ctx, tracked);
   await applyEffects(deps.stores, deps.emitter, e, deps.wallClock());
 }
 

@@ -19,7 +19,7 @@ export function sandboxSinkNode(deps: NodeDeps): NodeModule {
     const delivered = out.effects.results.some((r) => r.status === 'success');
     if (delivered) {
       await deps.stores.sandboxReceipts?.record({ organizationId: m.organizationId, ...out.receipt, receivedAt: ctx.now });
-      if (m.direction === 'outbound') await watchAcknowledgments(deps, ctx, trackedOf(ctx));
+      if (m.direction === 'outbound') watchAcknowledgments(out.effects, ctx, trackedOf(ctx));
     }
     return out.effects;
   });

@@ -56,8 +56,8 @@ export function sftpUploadNode(deps: NodeDeps): NodeModule {
       );
       const outcome = await withinAttempt(upload, policy.attemptTimeoutMs, attemptTimedOut);
       const tracked = trackedOf(ctx);
-      if (outcome.kind === 'delivered') await watchAcknowledgments(deps, ctx, tracked);
-      return uploaded(ctx, { document, filename, directory, host: connection.host, attempt, outcome, tracksAcknowledgment: tracked, policy, endedAt: deps.wallClock() });
+      const e = uploaded(ctx, { document, filename, directory, host: connection.host, attempt, outcome, tracksAcknowledgment: tracked, policy, endedAt: deps.wallClock() });
+      return outcome.kind === 'delivered' ? watchAcknowledgments(e, ctx, tracked) : e;
     },
     { concurrency: 16 },
   );

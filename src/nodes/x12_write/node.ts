@@ -82,11 +82,7 @@ export function x12WriteNode(deps: NodeDeps): NodeModule {
           const o = owners[i]!;
           return writeOutbound(p.ctx, p.plan, { interchange: isa.get(o.envelope)!, group: gs.get(o.envelope)!, sets: o.sets.map((s) => st.get(s)!) });
         });
-        const notes = written.flatMap((w) => w.notes);
-        await mapLimit(notes, 32, (n) =>
-          deps.stores.transactions.outboundSet({ organizationId: g.org, sender: n.sender, receiver: n.receiver, groupControlNumber: n.groupControlNumber }, n.setControlNumber, n.transactionId, n.createdAt, n.tracked),
-        );
-        for (const w of written) mergeEffects(all, w.effects);
+        for (const w of written) mergeEffects(all, w);
       }
       await applyEffects(deps.stores, deps.emitter, all, deps.wallClock());
       await batch.heartbeat();

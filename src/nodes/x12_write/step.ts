@@ -71,17 +71,6 @@ export function numberOwners(traceGuid: string, setCount: number): { envelope: s
   return { envelope: sets[0]!, sets };
 }
 
-/** An outbound set to note for reconciliation (`TransactionStore.outboundSet`). */
-export interface OutboundSetNote {
-  readonly sender: string;
-  readonly receiver: string;
-  readonly groupControlNumber: string;
-  readonly setControlNumber: string;
-  readonly transactionId: string;
-  readonly createdAt: number;
-  readonly tracked: boolean;
-}
-
 /** Characters no data holds, to join composites and repetitions while looking for the characters the data uses. */
 const PROBE: Delimiters = { element: '\u001d', component: '\u001f', repetition: '\u001e', segment: '\u001c' };
 
@@ -163,13 +152,8 @@ function interchangeText(plan: WritePlan, numbers: ControlNumbers): string {
   ]);
 }
 
-export interface Written {
-  readonly effects: Effects;
-  /** Sets to note for reconciliation before the effects are written. */
-  readonly notes: readonly OutboundSetNote[];
-}
-
-export function writeOutbound(ctx: StepContext, plan: WritePlan, numbers: ControlNumbers): Written {
+/** The interchange written with the numbers taken, as effects (its sets noted for reconciliation in `outboundSets`). */
+export function writeOutbound(ctx: StepContext, plan: WritePlan, numbers: ControlNumbers): Effects {
   const m = ctx.message;
   const text = interchangeText(plan, numbers);
   const bytes = new TextEncoder().encode(text);
@@ -199,7 +183,6 @@ export function writeOutbound(ctx: StepContext, plan: WritePlan, numbers: Contro
   const s = plan.settings;
   const usage = s.usageIndicator ?? 'P';
   const entryResultId = m.params['entryResultId'];
-  const notes: OutboundSetNote[] = [];
   for (const [i, txId] of txIds.entries()) {
     const st02 = String(numbers.sets[i] ?? 1).padStart(4, '0');
     const at = ctx.now + i;
@@ -270,10 +253,8 @@ export function writeOutbound(ctx: StepContext, plan: WritePlan, numbers: Contro
         payload: { artifactId: artifact.id, format: 'edi' },
       }),
     );
-    notes.push({
-      sender: partyKey(s.sender.qualifier, s.sender.id),
-      receiver: partyKey(s.receiver.qualifier, s.receiver.id),
-      groupControlNumber: String(numbers.group),
+    e.outboundSets.push({
+      key: { organizationId: m.organizationId, sender: partyKey(s.sender.qualifier, s.sender.id), receiver: partyKey(s.receiver.qualifier, s.receiver.id), groupControlNumber: String(numbers.group) },
       setControlNumber: st02,
       transactionId: txId,
       createdAt: at,
@@ -300,5 +281,5 @@ export function writeOutbound(ctx: StepContext, plan: WritePlan, numbers: Contro
       },
     }),
   );
-  return { effects: e, notes };
+  return e;
 }

@@ -8,6 +8,7 @@ import type { RecordEvents } from '../../../src/wire/record-events.v1.ts';
 import type { TransactionChange } from '../../../src/wire/transaction-change.v1.ts';
 import { effects } from '../../../src/nodes/step.ts';
 import type { ArtifactRecord, StoredTransaction } from '../../../src/domain/records.ts';
+import type { AcknowledgmentDeadline, AcknowledgmentDeadlineStore } from '../../../src/domain/processing-ports.ts';
 import { doc } from '../support/acme.ts';
 import { memoryDeps } from '../support/memory-stores.ts';
 import { memoryOrg } from '../support/org.ts';
@@ -85,6 +86,40 @@ describe('applyEffects: transactions recorded with their updates', () => {
     // the row travels with the change only where this pass wrote all of it: 'mapped' (its
     // updates folded in), not 'elsewhere' (recorded before) nor 'plain' (an update as of a clock)
     expect(changes.map((c) => c.snapshot && { completed: c.snapshot.completed, warningCount: c.snapshot.warningCount, reference: c.snapshot.reference })).toEqual([null, { completed: true, warningCount: 2, reference: tx('mapped').reference }, null]);
+  });
+});
+
+describe('applyEffects: notes kept beside the records', () => {
+  it('writes the outbound sets and the acknowledgment deadlines of the effects, before the results that end the step', async () => {
+    const deps = memoryDeps(org);
+    const calls: string[] = [];
+    const watched: AcknowledgmentDeadline[] = [];
+    const put = deps.memory.results.put.bind(deps.memory.results);
+    deps.memory.results.put = async (rows) => (calls.push('results'), put(rows));
+    const outboundSet = deps.memory.transactions.outboundSet.bind(deps.memory.transactions);
+    deps.memory.transactions.outboundSet = async (...args) => (calls.push(`outbound set ${args[1]}`), outboundSet(...args));
+    const deadlines: AcknowledgmentDeadlineStore = {
+      watch: (d) => {
+        calls.push('deadlines');
+        watched.push(...d);
+        return Promise.resolve();
+      },
+      due: () => Promise.resolve([]),
+      done: () => Promise.resolve(),
+    };
+    const key = { organizationId: 'org-1', sender: 'ZZ:US', receiver: 'ZZ:ACME', groupControlNumber: '7' };
+    const e = effects();
+    e.outboundSets.push({ key, setControlNumber: '0001', transactionId: 'tx-1', createdAt: 100, tracked: true }, { key, setControlNumber: '0002', transactionId: 'tx-2', createdAt: 101, tracked: true });
+    e.deadlines.push({ organizationId: 'org-1', transactionId: 'tx-1', traceGuid: 'trace-1', partnerKey: 'acme', dueAt: 5_000 });
+    e.results.push({ id: 'r1', organizationId: 'org-1', traceGuid: 'trace-1', transactionId: 'tx-1', flowId: 'f', nodeId: 'n', nodeName: 'Upload', service: 'sftp_upload', status: 'success', direction: 'outbound', partnerKey: 'acme', resend: false, detail: {}, payload: null, createdAt: 101, updatedAt: 101 } as never);
+    await applyEffects({ ...deps.stores, deadlines }, deps.emitter, e, 200);
+    expect(calls.slice(0, 3).sort()).toEqual(['deadlines', 'outbound set 0001', 'outbound set 0002']);
+    expect(calls.at(-1)).toBe('results');
+    expect((await deps.memory.transactions.outboundSets(key)).map((s) => [s.setControlNumber, s.transactionId, s.tracked])).toEqual([
+      ['0001', 'tx-1', true],
+      ['0002', 'tx-2', true],
+    ]);
+    expect(watched.map((d) => [d.transactionId, d.dueAt])).toEqual([['tx-1', 5_000]]);
   });
 });
 

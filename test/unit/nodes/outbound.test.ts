@@ -217,25 +217,25 @@ describe('x12_write', () => {
     expect(prepared.ok).toBe(true);
     if (!prepared.ok) return;
     const w = writeOutbound(c, prepared.plan, { interchange: 41, group: 7, sets: [12, 13] });
-    const text = new TextDecoder().decode(w.effects.artifacts[0]!.bytes);
+    const text = new TextDecoder().decode(w.artifacts[0]!.bytes);
     const ic = readInterchanges(text).interchanges[0]!;
     expect(ic.findings).toEqual([]);
     expect([ic.header.controlNumber, ic.header.sender.id.trim(), ic.header.receiver.id.trim(), ic.header.version, ic.header.usageIndicator]).toEqual(['000000041', 'US', 'PARTNER', '00401', 'P']);
     expect(ic.groups[0]!.header).toMatchObject({ functionalId: 'IN', controlNumber: '7', applicationSender: 'US', applicationReceiver: 'PARTNER', release: '004010' });
     expect(ic.groups[0]!.sets.map((s) => s.set.controlNumber)).toEqual(['0012', '0013']);
-    expect(w.effects.transactions.map((t) => [t.id, t.interchangeControlNumber, t.groupControlNumber, t.transactionSetControlNumber, t.reference])).toEqual([
+    expect(w.transactions.map((t) => [t.id, t.interchangeControlNumber, t.groupControlNumber, t.transactionSetControlNumber, t.reference])).toEqual([
       [outboundTransactionId('trace-1', 0), '000000041', '7', '0012', 'INV-1'],
       [outboundTransactionId('trace-1', 1), '000000041', '7', '0013', 'INV-2'],
     ]);
-    expect(w.effects.transactions[0]!.roles.output?.artifact?.filename).toBe('810_000000041.edi');
-    expect(w.notes.map((n) => [n.sender, n.receiver, n.groupControlNumber, n.setControlNumber, n.tracked])).toEqual([
-      ['ZZ:US', 'ZZ:PARTNER', '7', '0012', true],
-      ['ZZ:US', 'ZZ:PARTNER', '7', '0013', true],
+    expect(w.transactions[0]!.roles.output?.artifact?.filename).toBe('810_000000041.edi');
+    expect(w.outboundSets.map((n) => [n.key.organizationId, n.key.sender, n.key.receiver, n.key.groupControlNumber, n.setControlNumber, n.tracked])).toEqual([
+      [c.message.organizationId, 'ZZ:US', 'ZZ:PARTNER', '7', '0012', true],
+      [c.message.organizationId, 'ZZ:US', 'ZZ:PARTNER', '7', '0013', true],
     ]);
-    expect(w.effects.results.map((r) => r.detail.x12?.transaction.controlNumber)).toEqual([12, 13]);
-    const work = w.effects.emit[0]!.value as StageMessage;
+    expect(w.results.map((r) => r.detail.x12?.transaction.controlNumber)).toEqual([12, 13]);
+    const work = w.emit[0]!.value as StageMessage;
     expect(work).toMatchObject({ service: 'sftp_upload', transactionId: outboundTransactionId('trace-1', 0) });
-    expect(work.params).toMatchObject({ interchangeControlNumber: '000000041', trackAcknowledgments: 'true', transactionIds: JSON.stringify(w.effects.transactions.map((t) => t.id)) });
+    expect(work.params).toMatchObject({ interchangeControlNumber: '000000041', trackAcknowledgments: 'true', transactionIds: JSON.stringify(w.transactions.map((t) => t.id)) });
     expect(numberOwners('trace-1', 2)).toEqual({ envelope: outboundTransactionId('trace-1', 0), sets: [outboundTransactionId('trace-1', 0), outboundTransactionId('trace-1', 1)] });
   });
 
@@ -244,7 +244,7 @@ describe('x12_write', () => {
     const ext = envelope('e2', 'PARTNER', { elementSeparator: '|', segmentSeparator: '\n', componentSeparator: '^' });
     const prepared = prepareWrite(c, input([doc810('1', { invoice: 'INV|7' })], { unwritten: { setting, internal, external: ext } }));
     if (!prepared.ok) throw new Error('not prepared');
-    const text = new TextDecoder().decode(writeOutbound(c, prepared.plan, { interchange: 1, group: 1, sets: [1] }).effects.artifacts[0]!.bytes);
+    const text = new TextDecoder().decode(writeOutbound(c, prepared.plan, { interchange: 1, group: 1, sets: [1] }).artifacts[0]!.bytes);
     const ic = readInterchanges(text).interchanges[0]!;
     expect(ic.header.delimiters.element).not.toBe('|');
     expect(ic.header.delimiters.segment).toBe('\n');
@@ -256,7 +256,7 @@ describe('x12_write', () => {
     const c = ctx(3);
     const prepared = prepareWrite(c, input([doc810('1')], { unwritten: { setting: { ...setting, release: '005010X810' }, internal, external }, implementation: { name: 'x', model: model5010x } }));
     if (!prepared.ok) throw new Error('not prepared');
-    const text = new TextDecoder().decode(writeOutbound(c, prepared.plan, { interchange: 1, group: 1, sets: [1] }).effects.artifacts[0]!.bytes);
+    const text = new TextDecoder().decode(writeOutbound(c, prepared.plan, { interchange: 1, group: 1, sets: [1] }).artifacts[0]!.bytes);
     const ic = readInterchanges(text).interchanges[0]!;
     expect(ic.header.version).toBe('00501');
     expect(ic.groups[0]!.sets[0]!.set.segments[0]!.elements).toEqual(['810', '0001', '005010X810']);
