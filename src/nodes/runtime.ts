@@ -237,10 +237,13 @@ export async function applyEffects(stores: ProcessingStores, emitter: Emitter, e
   });
   await stores.artifacts.aliasAll(aliases.map((a, i) => ({ record: a.record, source: sources[i] })));
   if (e.sightings.length > 0) await stores.transactions.recordSightings(e.sightings);
-  // notes kept beside the records (reconciliation of acknowledgments, their deadlines): before
-  // the results that end the step, so a step redelivered after a crash writes them again
+  // notes kept beside the records (reconciliation of acknowledgments, their deadlines, sandbox
+  // receipts): before the results that end the step, so a step redelivered after a crash writes
+  // them again, and a sandbox key can read every result it is shown
   await mapLimit(e.outboundSets, WRITE_CONCURRENCY, (n) => stores.transactions.outboundSet(n.key, n.setControlNumber, n.transactionId, n.createdAt, n.tracked));
   if (e.deadlines.length > 0 && stores.deadlines) await stores.deadlines.watch(e.deadlines);
+  const receipts = stores.sandboxReceipts;
+  if (receipts) await mapLimit(e.sandboxReceipts, WRITE_CONCURRENCY, (r) => receipts.record(r));
   const fold = foldUpdates(e);
   const { recorded, folded, updates } = fold;
   if (recorded.length > 0) await stores.transactions.record(recorded);

@@ -21,7 +21,7 @@ import type {
   StoredTransaction,
   TransactionUpdate,
 } from '../domain/records.ts';
-import type { AcknowledgmentDeadline, InterchangeKey, InterchangeSighting, OutboundSetKey, TraceError } from '../domain/processing-ports.ts';
+import type { AcknowledgmentDeadline, InterchangeKey, InterchangeSighting, OutboundSetKey, SandboxReceipt, TraceError } from '../domain/processing-ports.ts';
 import type { DelayedMessage } from '../wire/delayed.v1.ts';
 import type { StageMessage } from '../wire/stage.v1.ts';
 import type { ReplayCommand } from '../wire/replay-command.v1.ts';
@@ -87,6 +87,8 @@ export interface Effects {
   readonly outboundSets: OutboundSetNote[];
   /** Acknowledgment deadlines of delivered documents (src/nodes/deadlines.ts). */
   readonly deadlines: AcknowledgmentDeadline[];
+  /** What a sandbox sink received, readable by the organization's sandbox keys (before the results that show it). */
+  readonly sandboxReceipts: SandboxReceipt[];
   readonly logs: LogRecord[];
   readonly feed: FeedRequest[];
   readonly emit: Emission[];
@@ -94,7 +96,7 @@ export interface Effects {
 }
 
 export function effects(): Effects {
-  return { artifacts: [], transactions: [], updates: [], results: [], traceErrors: [], sightings: [], outboundSets: [], deadlines: [], logs: [], feed: [], emit: [], later: [] };
+  return { artifacts: [], transactions: [], updates: [], results: [], traceErrors: [], sightings: [], outboundSets: [], deadlines: [], sandboxReceipts: [], logs: [], feed: [], emit: [], later: [] };
 }
 
 /** Appends `more` to `into` (returns `into`). */
@@ -107,6 +109,7 @@ export function mergeEffects(into: Effects, more: Effects): Effects {
   into.sightings.push(...more.sightings);
   into.outboundSets.push(...more.outboundSets);
   into.deadlines.push(...more.deadlines);
+  into.sandboxReceipts.push(...more.sandboxReceipts);
   into.logs.push(...more.logs);
   into.feed.push(...more.feed);
   into.emit.push(...more.emit);
@@ -116,5 +119,5 @@ export function mergeEffects(into: Effects, more: Effects): Effects {
 
 /** Number of rows and messages in `e` (for flushing large outcomes in parts). */
 export function effectsSize(e: Effects): number {
-  return e.artifacts.length + e.transactions.length + e.updates.length + e.results.length + e.traceErrors.length + e.sightings.length + e.outboundSets.length + e.deadlines.length + e.logs.length + e.feed.length + e.emit.length + e.later.length;
+  return e.artifacts.length + e.transactions.length + e.updates.length + e.results.length + e.traceErrors.length + e.sightings.length + e.outboundSets.length + e.deadlines.length + e.sandboxReceipts.length + e.logs.length + e.feed.length + e.emit.length + e.later.length;
 }

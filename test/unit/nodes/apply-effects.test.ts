@@ -8,7 +8,7 @@ import type { RecordEvents } from '../../../src/wire/record-events.v1.ts';
 import type { TransactionChange } from '../../../src/wire/transaction-change.v1.ts';
 import { effects } from '../../../src/nodes/step.ts';
 import type { ArtifactRecord, StoredTransaction } from '../../../src/domain/records.ts';
-import type { AcknowledgmentDeadline, AcknowledgmentDeadlineStore } from '../../../src/domain/processing-ports.ts';
+import type { AcknowledgmentDeadline, AcknowledgmentDeadlineStore, SandboxReceiptStore } from '../../../src/domain/processing-ports.ts';
 import { doc } from '../support/acme.ts';
 import { memoryDeps } from '../support/memory-stores.ts';
 import { memoryOrg } from '../support/org.ts';
@@ -90,7 +90,7 @@ describe('applyEffects: transactions recorded with their updates', () => {
 });
 
 describe('applyEffects: notes kept beside the records', () => {
-  it('writes the outbound sets and the acknowledgment deadlines of the effects, before the results that end the step', async () => {
+  it('writes the outbound sets, acknowledgment deadlines and sandbox receipts of the effects, before the results that end the step', async () => {
     const deps = memoryDeps(org);
     const calls: string[] = [];
     const watched: AcknowledgmentDeadline[] = [];
@@ -111,9 +111,18 @@ describe('applyEffects: notes kept beside the records', () => {
     const e = effects();
     e.outboundSets.push({ key, setControlNumber: '0001', transactionId: 'tx-1', createdAt: 100, tracked: true }, { key, setControlNumber: '0002', transactionId: 'tx-2', createdAt: 101, tracked: true });
     e.deadlines.push({ organizationId: 'org-1', transactionId: 'tx-1', traceGuid: 'trace-1', partnerKey: 'acme', dueAt: 5_000 });
+    e.sandboxReceipts.push({ organizationId: 'org-1', resultIds: ['r0', 'r1'], artifactIds: ['a1'], receivedAt: 101 });
+    const receipts: SandboxReceiptStore = {
+      record: (r) => {
+        calls.push(`receipt ${r.resultIds.join(',')}`);
+        return Promise.resolve();
+      },
+      receivedResults: () => Promise.resolve(new Set()),
+      receivedArtifact: () => Promise.resolve(false),
+    };
     e.results.push({ id: 'r1', organizationId: 'org-1', traceGuid: 'trace-1', transactionId: 'tx-1', flowId: 'f', nodeId: 'n', nodeName: 'Upload', service: 'sftp_upload', status: 'success', direction: 'outbound', partnerKey: 'acme', resend: false, detail: {}, payload: null, createdAt: 101, updatedAt: 101 } as never);
-    await applyEffects({ ...deps.stores, deadlines }, deps.emitter, e, 200);
-    expect(calls.slice(0, 3).sort()).toEqual(['deadlines', 'outbound set 0001', 'outbound set 0002']);
+    await applyEffects({ ...deps.stores, deadlines, sandboxReceipts: receipts }, deps.emitter, e, 200);
+    expect(calls.slice(0, 4).sort()).toEqual(['deadlines', 'outbound set 0001', 'outbound set 0002', 'receipt r0,r1']);
     expect(calls.at(-1)).toBe('results');
     expect((await deps.memory.transactions.outboundSets(key)).map((s) => [s.setControlNumber, s.transactionId, s.tracked])).toEqual([
       ['0001', 'tx-1', true],
